@@ -1,0 +1,1 @@
+"""codesearch-gym studio core library: schemas, runner, grader, blueprints, engines, store, exports."""

@@ -1,0 +1,3 @@
+from codesearch_core.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,32 @@
+"""Where the studio finds its data, with environment overrides.
+
+Defaults are the embedded set-up a new user gets from a fresh clone: the shipped corpora and seeds
+under `data/`, and a DuckDB file beside them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("CODESEARCH_DATA", REPO_ROOT / "data"))
+
+
+def corpora_dir() -> Path:
+    return Path(os.environ.get("CODESEARCH_CORPORA", data_dir() / "corpora"))
+
+
+def seeds_file() -> Path:
+    return data_dir() / "seeds" / "blueprints.jsonl"
+
+
+def db_path() -> Path:
+    return Path(os.environ.get("CODESEARCH_DB", data_dir() / "studio.duckdb"))
+
+
+def exports_dir() -> Path:
+    return data_dir() / "exports"

@@ -1,0 +1,224 @@
+"""The domain's data types, defined once, validated at the edges and trusted inside.
+
+Flow (see STYLE.md): ToolCall -> argv -> process -> stream parser -> Finding -> Grade -> store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from codesearch_core.errors import ErrorKind
+
+
+class ToolName(StrEnum):
+    AST_GREP = "ast_grep_search"
+    RIPGREP = "ripgrep_search"
+
+
+def canonical_json(value: Any) -> str:
+    """One text per value: sorted keys, no whitespace, UTF-8 kept. Hashes are taken over this."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One validated tool call. Build it with `schemas.parse_tool_call` so it is always schema-valid."""
+
+    name: ToolName
+    arguments: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name.value, "arguments": dict(self.arguments)}
+
+    def to_json(self) -> str:
+        return canonical_json(self.to_dict())
+
+    @property
+    def call_hash(self) -> str:
+        return sha256_hex(self.to_json())
+
+    def __hash__(self) -> int:
+        return hash(self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStep:
+    call: ToolCall
+    # When true the step only searches the files that the previous step found (rg narrows, ast-grep confirms).
+    restrict_to_previous: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    steps: tuple[PlanStep, ...]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """An expected finding: a file and an inclusive, 1-based line range."""
+
+    path: str
+    start_line: int
+    end_line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "start_line": self.start_line, "end_line": self.end_line}
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Finding:
+    """One match, normalized across tools.
+
+    `path` is POSIX and relative to the corpus root. Lines are 1-based and inclusive; columns are
+    1-based character columns; `byte_start`/`byte_end` are offsets in the file (end exclusive).
+    """
+
+    path: str
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+    byte_start: int
+    byte_end: int
+    text: str
+    language: str | None = None
+
+    @property
+    def span(self) -> Span:
+        return Span(self.path, self.start_line, self.end_line)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "start_line": self.start_line,
+            "start_col": self.start_col,
+            "end_line": self.end_line,
+            "end_col": self.end_col,
+            "byte_start": self.byte_start,
+            "byte_end": self.byte_end,
+            "text": self.text,
+            "language": self.language,
+        }
+
+    @staticmethod
+    def from_dict(d: Mapping[str, Any]) -> Finding:
+        return Finding(
+            path=str(d["path"]),
+            start_line=int(d["start_line"]),
+            start_col=int(d["start_col"]),
+            end_line=int(d["end_line"]),
+            end_col=int(d["end_col"]),
+            byte_start=int(d["byte_start"]),
+            byte_end=int(d["byte_end"]),
+            text=str(d["text"]),
+            language=None if d.get("language") is None else str(d["language"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What executing a call (or a plan) produced. `ok` is false exactly when `error_kind` is set."""
+
+    ok: bool
+    findings: tuple[Finding, ...]
+    stderr: str = ""
+    return_code: int | None = None
+    elapsed_s: float = 0.0
+    truncated: bool = False
+    error_kind: ErrorKind | None = None
+    error: str = ""
+    argv: tuple[str, ...] = ()
+    steps: tuple[RunResult, ...] = ()  # one per plan step; empty for a single call
+
+
+class Difficulty(StrEnum):
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+@dataclass(frozen=True, slots=True)
+class Blueprint:
+    """A verifiable task: an intent, the right call for it, and what that call must find."""
+
+    id: str
+    intent: str
+    reference_call: ToolCall
+    corpus: str
+    expected: tuple[Span, ...]
+    language: str
+    tags: tuple[str, ...] = ()
+    difficulty: Difficulty = Difficulty.MEDIUM
+    notes: str = ""
+
+    @property
+    def intent_hash(self) -> str:
+        return sha256_hex(" ".join(self.intent.split()).casefold())
+
+    @property
+    def content_hash(self) -> str:
+        """Same intent (modulo case and whitespace) + same call + same corpus = same blueprint."""
+        return sha256_hex(f"{self.intent_hash}\n{self.corpus}\n{self.reference_call.to_json()}")
+
+    @property
+    def tool(self) -> ToolName:
+        return self.reference_call.name
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A tool call a model (or a mutation) suggested for a blueprint's intent, with its provenance."""
+
+    blueprint_id: str
+    engine: str
+    model: str
+    raw_text: str
+    call: ToolCall | None
+    valid: bool
+    error: str = ""
+    repairs: tuple[str, ...] = ()
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+    prompt: str = ""
+    latency_s: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
+    mutation_kind: str | None = None
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """How well predicted findings match the expected spans (see grader.py for the matching rule)."""
+
+    file_iou: float
+    span_precision: float
+    span_recall: float
+    span_f1: float
+    n_predicted: int
+    n_expected: int
+    n_matched: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reward:
+    """A scalar reward and the named components it was summed from (R_parse, R_find, ...)."""
+
+    total: float
+    components: Mapping[str, float]
+
+
+class DecisionAction(StrEnum):
+    ACCEPT = "accept"
+    REJECT = "reject"
+    SKIP = "skip"
+    UNDO = "undo"
