@@ -100,7 +100,7 @@ RIPGREP_ARGUMENTS: Final[dict[str, Any]] = {
         "pattern": {**_PATTERN, "description": "Regex (Rust syntax, or PCRE2 when pcre2 is true)."},
         "file_types": {
             "type": "array",
-            "items": {"type": "string", "pattern": "^[A-Za-z0-9_+-]{1,32}$"},
+            "items": {"type": "string", "pattern": "^[A-Za-z0-9_+-]+$", "maxLength": 32},
             "maxItems": MAX_FILE_TYPES,
             "description": "rg -t type names, e.g. ['c'], ['py'], ['js', 'ts'].",
         },
