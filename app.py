@@ -1,7 +1,37 @@
-"""codesearch-gym studio: the Streamlit entry point (routing and the sidebar only)."""
+"""codesearch-gym studio: the Streamlit entry point. It routes to the pages and draws the sidebar.
+
+Run it with `uv run streamlit run app.py`. Every page lives in `pages/`; the few Streamlit-aware
+helpers they share (cached store and engines, sidebar, error display) live in `pages/_shared.py`.
+"""
 
 import streamlit as st
 
-st.set_page_config(page_title="codesearch-gym studio", layout="wide")
-st.title("codesearch-gym studio")
-st.write("The studio pages arrive with the app issue.")
+from codesearch_core.errors import CodesearchError
+from pages import _shared
+
+st.set_page_config(page_title="codesearch-gym studio", page_icon="🔎", layout="wide")
+
+navigation = st.navigation(
+    {
+        "Curate": [
+            st.Page(
+                _shared.PAGE_OVERVIEW, title="Overview", icon=":material/dashboard:", default=True
+            ),
+            st.Page(_shared.PAGE_REVIEW, title="Review", icon=":material/fact_check:"),
+        ],
+        "Build": [
+            st.Page(_shared.PAGE_CORPUS, title="Corpus", icon=":material/folder_open:"),
+            st.Page(_shared.PAGE_BLUEPRINTS, title="Blueprints", icon=":material/edit_note:"),
+            st.Page(_shared.PAGE_PROPOSE, title="Propose", icon=":material/auto_awesome:"),
+        ],
+        "Ship": [st.Page(_shared.PAGE_EXPORT, title="Export", icon=":material/download:")],
+    }
+)
+_shared.sidebar()
+try:
+    with _shared.routed():
+        navigation.run()
+except CodesearchError as err:
+    # The last line of defence: a page that did not expect an error still shows a message, not a
+    # traceback. Pages catch what they expect closer to the widget it is about.
+    st.error(str(err), icon=":material/error:")

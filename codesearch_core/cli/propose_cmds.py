@@ -1,10 +1,490 @@
-"""Sub-commands: propose and verify (engines)."""
+"""Sub-commands: propose (and, from the verification work, verify).
+
+`codesearch propose` asks an engine for tool calls for many blueprints and writes them to JSONL
+(`--out`) or to the store (`--db`, the default). Work is written a chunk at a time, so an
+interrupted run keeps what it had finished.
+
+With `--engine vllm`, vLLM may start worker processes that re-import the main script: the
+`codesearch` console script is safe; a script of your own must call `main()` under
+`if __name__ == "__main__":`.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from codesearch_core import config
+from codesearch_core.blueprints import load_seed_blueprints, read_blueprints_jsonl
+from codesearch_core.engines.base import Engine, ProgressFn, SamplingSettings, proposal_to_json
+from codesearch_core.engines.import_engine import ImportEngine
+from codesearch_core.engines.mutations import MutationEngine
+from codesearch_core.engines.openai_engine import OpenAIEngine, OpenAISettings
+from codesearch_core.engines.presets import DEFAULT_PRESET, PRESETS, get_preset
+from codesearch_core.engines.prompt import PromptConfig
+from codesearch_core.errors import EngineError, InputFileError
+from codesearch_core.models import Blueprint, Proposal
+
+ENGINES: Final = ("mutations", "vllm", "openai", "import")
+DEFAULT_CHUNK: Final = 256
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add this module's sub-commands to the `codesearch` parser."""
+    _register_propose(sub)
+    _register_verify(sub)
+
+
+def _register_propose(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "propose",
+        help="ask an engine for tool calls for blueprints; write them to the store or JSONL",
+        description=(
+            "Propose tool calls for blueprints with an engine: mutations (no model; hard "
+            "negatives), vllm (in process), openai (any OpenAI-compatible server, e.g. vllm "
+            "serve) or import (a JSONL file made elsewhere)."
+        ),
+    )
+    p.add_argument("--engine", choices=ENGINES, default="mutations")
+    p.add_argument(
+        "--blueprints",
+        default="seeds",
+        metavar="SOURCE",
+        help="'seeds' (the shipped set, default), 'store' (the store's), or a blueprints JSONL file",
+    )
+    p.add_argument("--ids", nargs="+", metavar="ID", help="only these blueprint ids")
+    p.add_argument("--n", type=int, default=1, help="proposals per blueprint (default 1)")
+    model_help = "model: a Hugging Face id, a local directory or a preset (" + ", ".join(
+        preset.key for preset in PRESETS
+    )
+    p.add_argument("--model", help=f"{model_help}); default {DEFAULT_PRESET.hf_id}")
+
+    sampling = p.add_argument_group("sampling (vllm, openai)")
+    defaults = SamplingSettings()
+    sampling.add_argument("--temperature", type=float, default=defaults.temperature)
+    sampling.add_argument("--top-p", type=float, default=defaults.top_p)
+    sampling.add_argument("--max-tokens", type=int, default=defaults.max_tokens)
+    sampling.add_argument("--seed", type=int, default=None)
+    sampling.add_argument(
+        "--prompt-schema",
+        choices=("compact", "full", "none"),
+        default="compact",
+        help="how the prompt shows the tool schema (default compact)",
+    )
+
+    vllm = p.add_argument_group("vllm")
+    vllm.add_argument("--tp", type=int, default=2, help="tensor_parallel_size (default 2)")
+    vllm.add_argument("--pp", type=int, default=1, help="pipeline_parallel_size (default 1)")
+    vllm.add_argument("--max-model-len", type=int, default=4096)
+    vllm.add_argument("--gpu-memory-utilization", type=float, default=0.9)
+    vllm.add_argument("--dtype", default="auto")
+    vllm.add_argument("--enforce-eager", action="store_true")
+
+    openai = p.add_argument_group("openai")
+    openai.add_argument(
+        "--base-url",
+        action="append",
+        metavar="URL",
+        help="server base URL ending in /v1; repeat to spread requests over replicas",
+    )
+    openai.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
+    openai.add_argument(
+        "--schema-mode",
+        choices=("response_format", "structured_outputs", "none"),
+        default="response_format",
+        help="how the server is told the schema (structured_outputs: vLLM's own field)",
+    )
+    openai.add_argument("--max-concurrency", type=int, default=8)
+    openai.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+
+    imported = p.add_argument_group("import")
+    imported.add_argument("--from", dest="from_file", type=Path, metavar="FILE")
+    imported.add_argument("--skip-bad", action="store_true", help="skip bad lines, list them")
+
+    out = p.add_argument_group("output (one of)")
+    where = out.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, metavar="FILE.jsonl", help="write proposals as JSONL")
+    where.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
+    out.add_argument("--append", action="store_true", help="append to an existing --out file")
+    out.add_argument("--chunk", type=int, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
+    p.set_defaults(func=run_propose)
+
+
+def run_propose(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise EngineError(f"--n must be at least 1, got {args.n}")
+    blueprints = _select(load_blueprints(args.blueprints, args.db), args.ids)
+    engine = _build_engine(args)
+    settings = SamplingSettings(
+        temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed
+    )
+    prompt = PromptConfig(schema=args.prompt_schema)
+    sink = _open_sink(args, blueprints)
+    progress = ProgressBar(len(blueprints), f"{engine.name}:{engine.model}")
+    counts = {"proposals": 0, "valid": 0}
+    # Chunks are written as they finish, so an interrupted run keeps its work. An import reads
+    # its file once for all blueprints (its lines may name any of them).
+    chunk_size = len(blueprints) if isinstance(engine, ImportEngine) else max(args.chunk, 1)
+    try:
+        for start in range(0, len(blueprints), max(chunk_size, 1)):
+            chunk = blueprints[start : start + chunk_size]
+            proposals = engine.propose(
+                chunk,
+                n=args.n,
+                settings=settings,
+                prompt=prompt,
+                on_progress=_chunk_progress(progress, start, len(chunk)),
+            )
+            sink.write(proposals)
+            counts["proposals"] += len(proposals)
+            counts["valid"] += sum(p.valid for p in proposals)
+            progress.update(progress.done, proposals=counts["proposals"], valid=counts["valid"])
+    finally:
+        progress.close()
+        sink.close()
+    invalid = counts["proposals"] - counts["valid"]
+    print(
+        f"{counts['proposals']} proposals ({counts['valid']} valid, {invalid} invalid) "
+        f"for {len(blueprints)} blueprints from {engine.name}:{engine.model} → {sink.where}"
+    )
+    skipped = getattr(engine, "skipped", [])
+    for err in skipped:
+        print(f"skipped: {err}", file=sys.stderr)
+    return 1 if skipped else 0
+
+
+def _chunk_progress(progress: ProgressBar, start: int, size: int) -> ProgressFn:
+    def report(done: int, total: int) -> None:
+        if total == size:
+            progress.update(start + done)
+        else:  # the engine counts something else (an import counts lines)
+            progress.update(done, total=total)
+
+    return report
+
+
+def load_blueprints(source: str, db: Path | None = None) -> list[Blueprint]:
+    """'seeds', 'store', or a blueprints JSONL path."""
+    if source == "seeds":
+        return load_seed_blueprints()
+    if source == "store":
+        from codesearch_core.store import Store
+
+        blueprints: list[Blueprint] = []
+        with Store(db or config.db_path()) as store:
+            while True:
+                page = store.list_blueprints(offset=len(blueprints), limit=500)
+                blueprints.extend(page.items)
+                if not page.items or len(blueprints) >= page.total:
+                    return blueprints
+    from_file, _ = read_blueprints_jsonl(Path(source))
+    return from_file
+
+
+def _select(blueprints: list[Blueprint], ids: Sequence[str] | None) -> list[Blueprint]:
+    if not ids:
+        return blueprints
+    by_id = {b.id: b for b in blueprints}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        raise InputFileError(f"unknown blueprint id(s): {', '.join(unknown)}")
+    return [by_id[i] for i in dict.fromkeys(ids)]
+
+
+def _model(args: argparse.Namespace) -> str:
+    if not args.model:
+        return DEFAULT_PRESET.hf_id
+    try:
+        return get_preset(args.model).hf_id
+    except EngineError:
+        return str(args.model)
+
+
+def _build_engine(args: argparse.Namespace) -> Engine:
+    if args.engine == "mutations":
+        return MutationEngine()
+    if args.engine == "import":
+        if args.from_file is None:
+            raise InputFileError("--engine import needs --from FILE.jsonl")
+        return ImportEngine(args.from_file, skip_bad=args.skip_bad)
+    if args.engine == "openai":
+        if not args.base_url:
+            raise EngineError("--engine openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+        return OpenAIEngine(
+            OpenAISettings(
+                base_urls=tuple(args.base_url),
+                model=_model(args),
+                api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
+                schema_mode=args.schema_mode,
+                max_concurrency=args.max_concurrency,
+                timeout_s=args.timeout,
+            )
+        )
+    from codesearch_core.engines.vllm_engine import VllmSettings, get_vllm_engine
+
+    return get_vllm_engine(
+        VllmSettings(
+            model=_model(args),
+            tensor_parallel_size=args.tp,
+            pipeline_parallel_size=args.pp,
+            max_model_len=args.max_model_len,
+            gpu_memory_utilization=args.gpu_memory_utilization,
+            dtype=args.dtype,
+            enforce_eager=args.enforce_eager,
+        )
+    )
+
+
+class _JsonlSink:
+    def __init__(self, path: Path, append: bool) -> None:
+        if path.exists() and not append:
+            raise InputFileError(
+                f"{path} exists: pass --append to add to it, or choose another path"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.where = str(path)
+        self._fh: TextIO = path.open("a", encoding="utf-8")
+
+    def write(self, proposals: Sequence[Proposal]) -> None:
+        for proposal in proposals:
+            self._fh.write(proposal_to_json(proposal) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+class _StoreSink:
+    def __init__(self, path: Path, blueprints: Sequence[Blueprint], from_store: bool) -> None:
+        from codesearch_core.store import Store
+
+        self.where = str(path)
+        self._store = Store(path)
+        try:
+            if not from_store:
+                # Proposals point at stored blueprints; storing identical ones again is a no-op.
+                self._store.add_blueprints(blueprints, source="propose")
+        except BaseException:
+            self._store.close()
+            raise
+
+    def write(self, proposals: Sequence[Proposal]) -> None:
+        if proposals:
+            self._store.add_proposals(list(proposals))
+
+    def close(self) -> None:
+        self._store.close()
+
+
+def _open_sink(
+    args: argparse.Namespace, blueprints: Sequence[Blueprint]
+) -> _JsonlSink | _StoreSink:
+    if args.out is not None:
+        return _JsonlSink(args.out, args.append)
+    return _StoreSink(args.db or config.db_path(), blueprints, args.blueprints == "store")
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr, redrawn in place with \\r (at most 10 times a second)."""
+
+    WIDTH: Final = 30
+
+    def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.label = label
+        self.unit = "blueprints"
+        self.stream = stream or sys.stderr
+        self.started = time.monotonic()
+        self._last_draw = 0.0
+        self._done = 0
+        self._proposals = 0
+        self._valid = 0
+        self._drawn = False
+
+    @property
+    def done(self) -> int:
+        return self._done
+
+    def update(
+        self,
+        done: int,
+        *,
+        total: int | None = None,
+        proposals: int | None = None,
+        valid: int | None = None,
+    ) -> None:
+        """`total` replaces the total (an import counts lines, not blueprints)."""
+        if total is not None:
+            self.total = total
+            self.unit = "items"
+        self._done = min(done, self.total)
+        if proposals is not None:
+            self._proposals = proposals
+        if valid is not None:
+            self._valid = valid
+        now = time.monotonic()
+        if now - self._last_draw >= 0.1 or self._done == self.total:
+            self._last_draw = now
+            self._draw()
+
+    def _draw(self) -> None:
+        filled = self.WIDTH * self._done // self.total if self.total else self.WIDTH
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        elapsed = time.monotonic() - self.started
+        self.stream.write(
+            f"\r{self.label} [{bar}] {self._done}/{self.total} {self.unit}, "
+            f"{self._proposals} proposals ({self._valid} valid) {elapsed:.1f}s"
+        )
+        self.stream.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# --- verify: execute and grade pending proposals ------------------------------------------------
+
+
+def _register_verify(sub: argparse._SubParsersAction[Any]) -> None:
+    from codesearch_core.verify import (
+        DEFAULT_BATCH_SIZE,
+        DEFAULT_MAX_FINDINGS,
+        DEFAULT_TIMEOUT_S,
+        default_workers,
+    )
+
+    p = sub.add_parser(
+        "verify",
+        help="execute and grade every pending proposal in the store, in parallel",
+        description=(
+            "Run each proposal of the store that has no execution yet with the real rg / "
+            "ast-grep, grade its findings against its blueprint's expected findings, and record "
+            "run, grade and reward. Results are written as they arrive; an interrupted run keeps "
+            "them, and running again verifies only what is still pending. Failed calls are "
+            "recorded results, not failures of the command (exit 0)."
+        ),
+    )
+    p.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help=f"worker processes (default: all cores, here {default_workers()}; 1 runs inline)",
+    )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help=(
+            "run as Ray tasks: 'auto' (the cluster this node is in), 'ray://HEAD:10001', or no "
+            "address for $RAY_ADDRESS or a new local Ray (needs the 'ray' extra)"
+        ),
+    )
+    p.add_argument("--limit", type=int, default=None, help="verify at most N proposals")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds per call (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    p.add_argument(
+        "--max-findings",
+        type=int,
+        default=DEFAULT_MAX_FINDINGS,
+        help=f"findings kept per call (default {DEFAULT_MAX_FINDINGS})",
+    )
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help=argparse.SUPPRESS)
+    p.set_defaults(func=run_verify)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from codesearch_core.errors import StoreError
+    from codesearch_core.store import Store
+    from codesearch_core.verify import OutcomeStream, verify_pending
+
+    for flag, value, least in (
+        ("--workers", args.workers, 1),
+        ("--limit", args.limit, 0),
+        ("--max-findings", args.max_findings, 0),
+        ("--batch-size", args.batch_size, 1),
+    ):
+        if value is not None and value < least:
+            raise InputFileError(f"{flag} must be at least {least}, got {value}")
+    if args.timeout <= 0:
+        raise InputFileError(f"--timeout must be positive, got {args.timeout}")
+    path: Path = args.db or config.db_path()
+    if not path.exists():
+        raise StoreError(
+            f"no store at {path}: make one with `codesearch propose` (or pass --db PATH)"
+        )
+    execute: OutcomeStream | None = None
+    where = f"{args.workers or 'all'} local worker(s)"
+    if args.ray is not None:
+        from functools import partial
+
+        from codesearch_core.verify_ray import verify_many_ray
+
+        execute = partial(verify_many_ray, address=args.ray or None)
+        where = f"Ray ({args.ray or 'local or $RAY_ADDRESS'})"
+    progress = VerifyProgressLine()
+    with Store(path) as store:
+        try:
+            report = verify_pending(
+                store,
+                workers=args.workers,
+                batch_size=args.batch_size,
+                limit=args.limit,
+                timeout_s=args.timeout,
+                max_findings=args.max_findings,
+                on_progress=progress.update,
+                execute=execute,
+            )
+        finally:
+            progress.close()
+    if report.count == 0:
+        print(f"nothing to verify: every proposal in {path} has been executed")
+        return 0
+    kinds = ", ".join(f"{kind} {n}" for kind, n in report.error_kinds.items())
+    print(
+        f"verified {report.count} proposals with {where}: {report.ok} ok, {report.errors} errors"
+        f"{f' ({kinds})' if kinds else ''}; mean F1 {report.mean_f1:.3f}; "
+        f"{report.elapsed_s:.1f}s, {report.calls_per_s:.1f} calls/s → {path}"
+    )
+    return 0
+
+
+class VerifyProgressLine:
+    """`verify 120/1000 (7 errors) 85.2 calls/s 1.4s` on stderr, redrawn at most 10 times a second."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self._last_draw = 0.0
+        self._drawn = False
+
+    def update(self, progress: Any) -> None:
+        now = time.monotonic()
+        if now - self._last_draw < 0.1 and progress.done != progress.total:
+            return
+        self._last_draw = now
+        total = "" if progress.total is None else f"/{progress.total}"
+        self.stream.write(
+            f"\rverify {progress.done}{total} ({progress.errors} errors) "
+            f"{progress.calls_per_s:.1f} calls/s {progress.elapsed_s:.1f}s"
+        )
+        self.stream.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()

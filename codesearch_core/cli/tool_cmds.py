@@ -3,8 +3,345 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from codesearch_core import config
+from codesearch_core.blueprints import blueprint_from_dict, read_blueprints_jsonl
+from codesearch_core.corpus import corpus_root
+from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
+from codesearch_core.grader import grade_and_diff, reward
+from codesearch_core.models import Blueprint, Finding, Plan, RunResult, Span, ToolCall
+from codesearch_core.runner import (
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_TIMEOUT_S,
+    run_plan,
+    run_result_to_dict,
+    run_tool_call,
+)
+from codesearch_core.schemas import parse_plan, parse_tool_call, plan_to_dict
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+_TEXT_PREVIEW_CHARS = 160
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add this module's sub-commands to the `codesearch` parser."""
+    register_run(sub)
+    register_grade(sub)
+    register_seeds(sub)
+
+
+# --- run -----------------------------------------------------------------------------------------
+
+
+def register_run(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "run",
+        help="execute one tool call (or a plan) with the real rg / ast-grep",
+        description=(
+            "Execute a tool call over a corpus and print its findings. CALL is the call's JSON "
+            '(`{"name": "ripgrep_search", "arguments": {...}}`), a plan\'s JSON (`{"steps": [...]}`) '
+            "or @FILE to read it from a file. Exit status: 0 ok, 1 the call failed (the reason is on "
+            "stderr), 2 bad input."
+        ),
+    )
+    p.add_argument("call", metavar="CALL", help="call or plan JSON, or @FILE")
+    p.add_argument(
+        "--corpus",
+        required=True,
+        metavar="NAME_OR_PATH",
+        help="a corpus name (a directory under the corpora dir) or a directory path",
+    )
+    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help=f"seconds before the tool is stopped (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    p.add_argument(
+        "--max-findings",
+        type=int,
+        default=DEFAULT_MAX_FINDINGS,
+        metavar="N",
+        help=f"stop after N findings (default {DEFAULT_MAX_FINDINGS})",
+    )
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    # Bad input raises CodesearchError, which `cli.main` prints and turns into exit status 2.
+    obj = _read_call_json(str(args.call))
+    root = _corpus_dir(str(args.corpus))
+    if args.timeout <= 0:
+        raise ToolCallError("must be a positive number of seconds", "--timeout")
+    if args.max_findings < 0:
+        raise ToolCallError("must be 0 or more", "--max-findings")
+    if isinstance(obj, dict) and "steps" in obj:
+        plan = parse_plan(obj)
+        result = run_plan(plan, root, timeout_s=args.timeout, max_findings=args.max_findings)
+    else:
+        call = parse_tool_call(obj)
+        result = run_tool_call(call, root, timeout_s=args.timeout, max_findings=args.max_findings)
+    if args.json:
+        print(json.dumps(run_result_to_dict(result), ensure_ascii=False, indent=2))
+    else:
+        for finding in result.findings:
+            print(format_finding(finding))
+        print(_summary(result), file=sys.stderr)
+    if not result.ok:
+        print(f"error ({result.error_kind}): {result.error}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    return EXIT_OK
+
+
+def format_finding(finding: Finding) -> str:
+    """`path:line:col: text`, the text's first line shortened (grep-style, one line per finding)."""
+    text = finding.text.splitlines()[0] if finding.text else ""
+    if len(text) > _TEXT_PREVIEW_CHARS:
+        text = text[:_TEXT_PREVIEW_CHARS] + "..."
+    more = " ..." if finding.end_line > finding.start_line else ""
+    return f"{finding.path}:{finding.start_line}:{finding.start_col}: {text}{more}"
+
+
+def _summary(result: RunResult) -> str:
+    files = len({f.path for f in result.findings})
+    cut = " (truncated: raise --max-findings)" if result.truncated else ""
+    return f"{len(result.findings)} findings in {files} files, {result.elapsed_s:.3f} s{cut}"
+
+
+def _read_call_json(value: str) -> Any:
+    source = "CALL"
+    text = value
+    if value.startswith("@"):
+        source = value[1:]
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise InputFileError(f"cannot read the call: {err}", source=source) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputFileError(
+            f"not valid JSON ({err.msg} at line {err.lineno} column {err.colno})", source=source
+        ) from None
+
+
+def _corpus_dir(value: str) -> Path:
+    """A corpus name (under the corpora dir) first, else a directory path."""
+    try:
+        return corpus_root(value)
+    except CorpusError:
+        path = Path(value)
+        if path.is_dir():
+            return path
+        raise
+
+
+# --- grade ---------------------------------------------------------------------------------------
+
+
+def register_grade(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "grade",
+        help="run a call on a blueprint's corpus and grade it against the expected spans",
+        description=(
+            "Execute CALL on the corpus of a blueprint, then print the grade (span precision, "
+            "recall, F1, file IoU), the reward and its components, and the diff (hits, misses, "
+            "extras). The blueprint is an id from the seeds file (or --seeds FILE) or @FILE holding "
+            "one blueprint. Exit status: 0 graded (even when the call found nothing), 2 bad input."
+        ),
+    )
+    p.add_argument(
+        "--blueprint", required=True, metavar="ID_OR_@FILE", help="blueprint id or @FILE"
+    )
+    p.add_argument(
+        "--call", required=True, metavar="CALL_OR_@FILE", help="call or plan JSON, or @FILE"
+    )
+    p.add_argument(
+        "--seeds", type=Path, metavar="FILE", help="blueprints JSONL to look the id up in"
+    )
+    p.add_argument(
+        "--tolerance", type=int, default=0, metavar="N", help="line tolerance (default 0)"
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_grade)
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    bp = _load_blueprint(str(args.blueprint), args.seeds)
+    if args.tolerance < 0:
+        raise ToolCallError("must be 0 or more", "--tolerance")
+    obj = _read_call_json(str(args.call))
+    root = corpus_root(bp.corpus)
+    answer: ToolCall | Plan
+    if isinstance(obj, dict) and "steps" in obj:
+        answer = parse_plan(obj)
+        run = run_plan(answer, root)
+    else:
+        answer = parse_tool_call(obj)
+        run = run_tool_call(answer, root)
+    g, diff = grade_and_diff(run.findings, bp.expected, line_tolerance=args.tolerance)
+    r = reward(g, answer, run)
+    if args.json:
+        report = {
+            "blueprint": bp.id,
+            "corpus": bp.corpus,
+            "call": plan_to_dict(answer) if isinstance(answer, Plan) else answer.to_dict(),
+            "run": {
+                "ok": run.ok,
+                "error_kind": None if run.error_kind is None else run.error_kind.value,
+                "error": run.error,
+                "findings": len(run.findings),
+                "truncated": run.truncated,
+            },
+            "grade": dataclasses.asdict(g),
+            "reward": {"total": r.total, "components": dict(r.components)},
+            "diff": {
+                "hits": [{"found": p.to_dict(), "expected": e.to_dict()} for p, e in diff.hits],
+                "misses": [s.to_dict() for s in diff.misses],
+                "extras": [p.to_dict() for p in diff.extras],
+            },
+        }
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    print(f"blueprint {bp.id} (corpus {bp.corpus}): {bp.intent}")
+    if not run.ok:
+        print(f"run failed ({run.error_kind}): {run.error}")
+    print(
+        f"grade: span_f1={g.span_f1:.3f} precision={g.span_precision:.3f} "
+        f"recall={g.span_recall:.3f} file_iou={g.file_iou:.3f} "
+        f"(matched {g.n_matched} of {g.n_expected} expected, {g.n_predicted} found)"
+    )
+    parts = " ".join(f"{k}={v:g}" for k, v in r.components.items())
+    print(f"reward: {r.total:.3f} ({parts})")
+    for p, e in diff.hits:
+        print(f"  hit    {_span_text(e)}  <- {format_finding(p)}")
+    for e in diff.misses:
+        print(f"  miss   {_span_text(e)}")
+    for p in diff.extras:
+        print(f"  extra  {format_finding(p)}")
+    return EXIT_OK
+
+
+def _span_text(span: Span) -> str:
+    lines = (
+        f"{span.start_line}"
+        if span.start_line == span.end_line
+        else f"{span.start_line}-{span.end_line}"
+    )
+    return f"{span.path}:{lines}"
+
+
+def _load_blueprint(value: str, seeds: Path | None) -> Blueprint:
+    """`@FILE` (one blueprint: a JSON object or a one-line JSONL), else an id in the seeds file."""
+    if value.startswith("@"):
+        path = Path(value[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise InputFileError(f"cannot read the blueprint: {err}", source=str(path)) from None
+        try:
+            return blueprint_from_dict(json.loads(text))
+        except json.JSONDecodeError:
+            pass  # not one JSON document: read it as JSONL below
+        except CodesearchError as err:
+            raise InputFileError(str(err), source=str(path)) from None
+        found, _ = read_blueprints_jsonl(text.splitlines())
+        if len(found) != 1:
+            raise InputFileError(
+                f"holds {len(found)} blueprints; pass one, or an id with --seeds {path}",
+                source=str(path),
+            )
+        return found[0]
+    source = seeds if seeds is not None else config.seeds_file()
+    blueprints, _ = read_blueprints_jsonl(source)
+    for bp in blueprints:
+        if bp.id == value:
+            return bp
+    raise InputFileError(
+        f"unknown blueprint id {value!r} ({len(blueprints)} blueprints there; "
+        "see `codesearch seeds verify` for the ids)",
+        source=str(source),
+    )
+
+
+# --- seeds ---------------------------------------------------------------------------------------
+
+
+def register_seeds(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser("seeds", help="the seed blueprints: the verified core")
+    seeds_sub = p.add_subparsers(dest="seeds_command", required=True, metavar="SUBCOMMAND")
+    v = seeds_sub.add_parser(
+        "verify",
+        help="run every seed's reference call and check it finds exactly its expected spans",
+        description=(
+            "Run each blueprint's reference call with the real tools and compare the findings with "
+            "its expected spans (line tolerance 0). Exit status: 0 all reproduce, 1 some do not, "
+            "2 the file cannot be read."
+        ),
+    )
+    v.add_argument(
+        "--file", type=Path, metavar="PATH", help="blueprints JSONL (default: the seeds)"
+    )
+    v.add_argument("--json", action="store_true", help="print one JSON report")
+    v.set_defaults(func=cmd_seeds_verify)
+
+
+def cmd_seeds_verify(args: argparse.Namespace) -> int:
+    source = args.file if args.file is not None else config.seeds_file()
+    blueprints, _ = read_blueprints_jsonl(source)
+    reports = [_verify_seed(bp) for bp in blueprints]
+    failed = [r for r in reports if not r["ok"]]
+    if args.json:
+        summary = {"file": str(source), "total": len(reports), "failed": len(failed)}
+        print(json.dumps({**summary, "seeds": reports}, ensure_ascii=False, indent=2))
+    else:
+        for r in reports:
+            status = "ok  " if r["ok"] else "FAIL"
+            detail = f"{r['matched']}/{r['expected']} spans, {r['found']} found"
+            if r["misses"] or r["extras"]:
+                detail += f", {len(r['misses'])} missed, {len(r['extras'])} extra"
+            if r["error"]:
+                detail += f", error: {r['error']}"
+            print(f"{status} {r['id']:<48} {r['tool']:<16} {detail}")
+            for miss in r["misses"]:
+                print(f"       miss  {miss}")
+            for extra in r["extras"]:
+                print(f"       extra {extra}")
+        print(f"{len(reports) - len(failed)} of {len(reports)} seeds reproduce")
+    return EXIT_PROBLEMS if failed else EXIT_OK
+
+
+def _verify_seed(bp: Blueprint) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "id": bp.id,
+        "tool": bp.tool.value,
+        "corpus": bp.corpus,
+        "expected": len(bp.expected),
+        "found": 0,
+        "matched": 0,
+        "misses": [],
+        "extras": [],
+        "error": "",
+    }
+    try:
+        run = run_tool_call(bp.reference_call, corpus_root(bp.corpus))
+    except CorpusError as err:
+        return {**report, "ok": False, "error": str(err)}
+    g, diff = grade_and_diff(run.findings, bp.expected)
+    report.update(
+        found=g.n_predicted,
+        matched=g.n_matched,
+        misses=[_span_text(s) for s in diff.misses],
+        extras=[_span_text(f.span) for f in diff.extras],
+        error="" if run.ok else f"{run.error_kind}: {run.error}",
+    )
+    report["ok"] = run.ok and not run.truncated and not diff.misses and not diff.extras
+    return report

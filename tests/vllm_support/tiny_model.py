@@ -47,7 +47,7 @@ CHAT_TEMPLATE = (
     "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
 )
 
-_WORDS = (
+_WORDS_TEXT = (
     "ripgrep rg ast-grep sg search find grep pattern regex glob path file files "
     "directory dir repo repository code query match matches line lines column "
     "function def class method import from return async await self cls lambda "
@@ -61,15 +61,17 @@ _WORDS = (
     "after count only ignore hidden case insensitive smart word fixed strings "
     "max depth type-add include exclude language lang yaml toml md txt py rs ts js "
     "the a an of to in for on with and or not is are this that it be by as at"
-).split()
+)
+_WORDS = _WORDS_TEXT.split()
 
-_FLAGS = (
+_FLAGS_TEXT = (
     "-n -i -w -l -c -F -e -g -t -T -A -B -C -S -u --json --glob --type --max-count "
     "--files-with-matches --fixed-strings --ignore-case --word-regexp --pattern "
     "--lang --rule --context --hidden --no-ignore --count --files --max-depth"
-).split()
+)
+_FLAGS = _FLAGS_TEXT.split()
 
-_PUNCT = list('{}[]():;,."\'`/\\|*+?^$<>=!&%#@~-_') + ["\\n", "\\t", "\\\\", "\\\""]
+_PUNCT = [*"{}[]():;,.\"'`/\\|*+?^$<>=!&%#@~-_", "\\n", "\\t", "\\\\", '\\"']
 
 
 def _corpus(rng: random.Random) -> list[str]:
@@ -86,7 +88,7 @@ def _corpus(rng: random.Random) -> list[str]:
                 f"{w[0]}\\s+{w[1]}",
                 f"fn {w[0]}($$$ARGS)",
                 f"import {w[0]}",
-                f"TODO|FIXME",
+                "TODO|FIXME",
                 f"^{w[0]}.*{w[1]}$",
             ]
         )
@@ -110,9 +112,11 @@ def _corpus(rng: random.Random) -> list[str]:
         lines.append(f"    return {{'{w[4]}': {w[2]}, '{w[5]}': [{num}, {num + 1}]}}")
         lines.append(" ".join(rng.choice(_WORDS) for _ in range(12)) + rng.choice(".?!:"))
         lines.append("".join(rng.choice(_PUNCT) for _ in range(8)))
-        lines.append(f'{{"type": "object", "properties": {{"{w[0]}": {{"type": "string", '
-                     f'"maxLength": {num}}}}}, "required": ["{w[0]}"], '
-                     f'"additionalProperties": false}}')
+        lines.append(
+            f'{{"type": "object", "properties": {{"{w[0]}": {{"type": "string", '
+            f'"maxLength": {num}}}}}, "required": ["{w[0]}"], '
+            f'"additionalProperties": false}}'
+        )
     return lines
 
 

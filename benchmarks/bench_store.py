@@ -1,0 +1,247 @@
+"""Store speed at scale: 100,000 blueprints, 300,000 proposals with runs, grades and decisions.
+
+Builds the store with bulk `INSERT ... SELECT` over generated rows (through the real schema, and the
+decision cache derived from the real log), then measures the median latency of what the app does
+most: the next review item, a filtered queue page, the dashboard, and an xLAM export of 100,000
+accepted items. Targets (issue 3): < 20 ms, < 20 ms, < 100 ms, < 5 s.
+
+The bare-DuckDB line is the floor on this machine: a `count(*)` over all proposals through the same
+Python client; the ratios say how far each query is above it.
+
+    uv run python benchmarks/bench_store.py [--blueprints N] [--proposals N] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+
+from codesearch_core.export import export_xlam
+from codesearch_core.store import Store
+from codesearch_core.store_types import DecisionState, QueueFilters
+
+RESULTS = Path(__file__).parent / "results" / "store.md"
+TARGETS_MS = {"next": 20.0, "page": 20.0, "dashboard": 100.0, "export": 5000.0}
+
+LANGUAGES = "['python', 'javascript', 'typescript', 'go', 'c', 'rust', 'java', 'tsx']"
+
+
+def build(path: Path, n_blueprints: int, n_proposals: int) -> None:
+    """Fill a fresh store; proposal i belongs to blueprint i // (n_proposals / n_blueprints)."""
+    per = max(n_proposals // n_blueprints, 1)
+    Store(path).close()  # creates the schema
+    conn = duckdb.connect(str(path))
+    conn.execute(f"""
+        INSERT INTO blueprints (id, content_hash, intent, intent_hash, corpus, language, tool,
+            reference_call, call_hash, expected, tags, difficulty, notes, source, created_at,
+            updated_at)
+        SELECT printf('bench-%06d', i), md5('content' || i),
+            'Find the calls to handler ' || i || ' that log a warning', md5('intent' || i),
+            'fixtures', ({LANGUAGES})[1 + i % 8],
+            CASE WHEN i % 3 = 0 THEN 'ripgrep_search' ELSE 'ast_grep_search' END,
+            CASE WHEN i % 3 = 0
+                THEN '{{"arguments":{{"pattern":"warn\\\\(h' || i || '"}},"name":"ripgrep_search"}}'
+                ELSE '{{"arguments":{{"language":"python","pattern":"log.warn(h' || i
+                     || ', $$$)"}},"name":"ast_grep_search"}}' END,
+            md5('call' || i), '[{{"path":"src/a.py","start_line":3,"end_line":4}}]',
+            CASE WHEN i % 5 = 0 THEN ['adversarial', 'pcre2'] ELSE ['basic'] END,
+            'medium', '', 'bench', TIMESTAMP '2025-01-01' + to_seconds(i),
+            TIMESTAMP '2025-01-01' + to_seconds(i)
+        FROM range({n_blueprints}) t(i) ORDER BY i
+    """)
+    conn.execute(f"""
+        INSERT INTO proposals (id, blueprint_id, blueprint_seq, engine, model, sampling, prompt,
+            raw_text, call, call_hash, tool, valid, error, repairs, latency_s, prompt_tokens,
+            completion_tokens, finish_reason, mutation_kind, parent_id, created_at)
+        SELECT substr(md5('proposal' || i), 1, 24), b.id, b.seq,
+            CASE WHEN i % 3 = 2 THEN 'mutations' ELSE 'vllm' END,
+            CASE WHEN i % 3 = 2 THEN 'none' ELSE 'qwen2.5-coder-7b' END,
+            '{{"temperature":0.7}}', '', 'raw text ' || i,
+            CASE WHEN (i % 10 = 9 AND i % 3 <> 0) THEN NULL
+                ELSE '{{"arguments":{{"pattern":"warn\\\\(h' || i || '"}},"name":"ripgrep_search"}}' END,
+            CASE WHEN (i % 10 = 9 AND i % 3 <> 0) THEN NULL ELSE md5('pcall' || i) END,
+            CASE WHEN (i % 10 = 9 AND i % 3 <> 0) THEN NULL WHEN i % 4 = 0 THEN 'ripgrep_search'
+                ELSE 'ast_grep_search' END,
+            NOT (i % 10 = 9 AND i % 3 <> 0), CASE WHEN (i % 10 = 9 AND i % 3 <> 0) THEN 'not JSON' ELSE '' END, [], 0.2, 300, 40,
+            'stop', CASE WHEN i % 3 = 2 THEN (['drop_pcre2', 'swap_tool', 'widen_scope'])[1 + i % 3]
+            END, NULL, TIMESTAMP '2025-02-01' + to_seconds(i)
+        FROM range({n_proposals}) t(i)
+        JOIN blueprints b ON b.id = printf('bench-%06d', i // {per})
+        ORDER BY i
+    """)
+    conn.execute("""
+        INSERT INTO proposal_sightings SELECT id, engine, model, created_at FROM proposals
+    """)
+    conn.execute("""
+        INSERT INTO executions SELECT seq, id, true, '[]', 2, 0, '', 0.01, false, NULL, '',
+            created_at FROM proposals WHERE valid ORDER BY seq
+    """)
+    conn.execute("""
+        INSERT INTO grades SELECT seq, id, (seq % 11) / 10.0, (seq % 7) / 6.0, (seq % 5) / 4.0,
+            (seq % 13) / 12.0, 2, 1, 1, (seq % 13) / 12.0, '{"R_find":0.5}', created_at
+        FROM proposals WHERE valid ORDER BY seq
+    """)
+    # A third of the items accepted, a ninth rejected and a ninth skipped; some undone and redone.
+    conn.execute("""
+        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts)
+        SELECT id, CASE WHEN (seq - 1) % 3 = 0 THEN 'accept'
+                        WHEN (seq - 1) % 9 = 1 THEN 'reject' ELSE 'skip' END,
+            NULL, 'reviewer' || seq % 4, '', '', TIMESTAMP '2025-03-01' + to_seconds(seq * 20)
+        FROM proposals WHERE (seq - 1) % 3 = 0 OR (seq - 1) % 9 IN (1, 4) ORDER BY seq
+    """)
+    conn.execute("""
+        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts)
+        SELECT item_id, 'undo', event_id, reviewer, '', '', ts + INTERVAL 1 MINUTE
+        FROM decisions WHERE event_id % 20 = 0 ORDER BY event_id
+    """)
+    conn.execute("""
+        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts)
+        SELECT d.item_id, 'accept', NULL, d.reviewer, '', '', d.ts + INTERVAL 2 MINUTE
+        FROM decisions d JOIN decisions u ON u.undoes = d.event_id
+        WHERE d.action = 'accept' ORDER BY d.event_id
+    """)
+    conn.execute("""
+        UPDATE proposals SET decision = c.action, decision_event_id = c.event_id
+        FROM current_decisions c WHERE c.item_id = proposals.id
+    """)
+    conn.execute("""
+        UPDATE proposals SET span_f1 = g.span_f1, reward = g.reward
+        FROM grades g WHERE g.proposal_seq = proposals.seq
+    """)
+    conn.execute("CHECKPOINT")
+    conn.close()
+
+
+def median_ms(fn: Callable[[], object], repeat: int) -> float:
+    fn()  # warm caches and the plan
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blueprints", type=int, default=100_000)
+    parser.add_argument("--proposals", type=int, default=300_000)
+    parser.add_argument("--repeat", type=int, default=31)
+    parser.add_argument("--no-save", action="store_true", help="do not write results/store.md")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.duckdb"
+        start = time.perf_counter()
+        build(path, args.blueprints, args.proposals)
+        build_s = time.perf_counter() - start
+        store = Store(path)
+        counts = store.counts()
+        assert store.check_caches() == [], "cached decisions or grades disagree with their sources"
+        first = store.next_review_item()
+        assert first is not None
+        middle = store.review_queue(QueueFilters(), offset=counts.undecided // 2, limit=1).items[0]
+
+        def bare() -> object:
+            cur = store._cursor()
+            try:
+                return cur.execute("SELECT count(*) FROM proposals").fetchall()
+            finally:
+                cur.close()
+
+        rows: list[tuple[str, str, float]] = []
+        floor = median_ms(bare, args.repeat)
+        rows.append(("floor", "bare DuckDB: count(*) over proposals", floor))
+        next_cases = {
+            "next undecided item": (QueueFilters(), None),
+            "next undecided item after the middle one": (QueueFilters(), middle.proposal_id),
+            "next item, ast-grep + python": (
+                QueueFilters(tool="ast_grep_search", language="python"),
+                None,
+            ),
+        }
+        for label, (filters, after) in next_cases.items():
+            rows.append(
+                (
+                    "next",
+                    label,
+                    median_ms(lambda f=filters, a=after: store.next_review_item(f, a), args.repeat),
+                )
+            )
+        page_cases = {
+            "undecided, page 1": (QueueFilters(), 0),
+            "tool + language, undecided": (
+                QueueFilters(tool="ast_grep_search", language="python"),
+                0,
+            ),
+            "accepted, span F1 >= 0.5, page 3": (
+                QueueFilters(decision=DecisionState.ACCEPTED, min_f1=0.5),
+                100,
+            ),
+            "tag + intent text, any decision": (
+                QueueFilters(tag="pcre2", text="handler 12", decision=DecisionState.ANY),
+                0,
+            ),
+            "engine + mutation kind + valid, rejected": (
+                QueueFilters(
+                    engine="mutations",
+                    mutation_kind="swap_tool",
+                    valid_only=True,
+                    decision=DecisionState.REJECTED,
+                ),
+                0,
+            ),
+        }
+        for label, (filters, offset) in page_cases.items():
+            rows.append(
+                (
+                    "page",
+                    label,
+                    median_ms(
+                        lambda f=filters, o=offset: store.review_queue(f, offset=o, limit=50),
+                        args.repeat,
+                    ),
+                )
+            )
+        rows.append(("dashboard", "dashboard_stats()", median_ms(store.dashboard_stats, 11)))
+        out = Path(tmp) / "xlam.jsonl"
+        manifest = export_xlam(store, out, filters=QueueFilters())
+        export_ms = median_ms(lambda: export_xlam(store, out, filters=QueueFilters()), 3)
+        rows.append(("export", f"xLAM export of {manifest.rows:,} accepted items", export_ms))
+        store.close()
+
+    lines = [
+        "# Store benchmark",
+        "",
+        f"`uv run python benchmarks/bench_store.py` on {platform.machine()}, "
+        f"{platform.python_implementation()} {platform.python_version()}, "
+        f"DuckDB {duckdb.__version__}.",
+        "",
+        f"Store: {counts.blueprints:,} blueprints, {counts.proposals:,} proposals "
+        f"({counts.executed:,} executed and graded), {counts.decision_events:,} decision events "
+        f"({counts.accepted:,} accepted, {counts.rejected:,} rejected, {counts.skipped:,} skipped, "
+        f"{counts.undecided:,} undecided). Built in {build_s:.1f} s.",
+        "",
+        "| what | median | x floor | target |",
+        "|---|---:|---:|---:|",
+    ]
+    for kind, label, ms in rows:
+        target = TARGETS_MS.get(kind)
+        mark = "" if target is None else (f"< {target:g} ms " + ("ok" if ms < target else "MISSED"))
+        lines.append(f"| {label} | {ms:.1f} ms | {ms / floor:.1f} | {mark} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.no_save:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

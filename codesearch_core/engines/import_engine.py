@@ -1,0 +1,205 @@
+"""Proposals made elsewhere (another machine, another tool), read from JSONL.
+
+One object per line: `blueprint_id` and either `raw_text` (what the model wrote; parsed and repaired
+here exactly like live output) or `call` (an already-decoded call; repaired and validated), plus any
+provenance fields (`engine`, `model`, `finish_reason`, `sampling`, `prompt`, `latency_s`,
+`prompt_tokens`, `completion_tokens`, `mutation_kind`). The JSONL that `codesearch propose --out`
+writes is valid input. A line with a `mutation_kind` is a deliberate hard negative: it is validated
+but never repaired (repairing would undo the mutation, e.g. put back a dropped `pcre2`).
+
+A bad line is an `InputFileError` naming the file and line. By default the whole file is checked
+before anything is returned, so a bad file imports nothing; with `skip_bad` the good lines are kept
+and the bad ones listed in `skipped`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from codesearch_core.engines.base import ProgressFn, SamplingSettings, StopFn, proposal_from_text
+from codesearch_core.engines.prompt import Example, PromptConfig
+from codesearch_core.engines.repair import parse_model_output, validate_and_repair
+from codesearch_core.errors import InputFileError, ToolCallError
+from codesearch_core.models import Blueprint, Proposal
+from codesearch_core.schemas import parse_tool_call
+
+ENGINE_NAME: Final = "import"
+DEFAULT_MODEL: Final = "imported"
+
+_OPTIONAL_INT: Final = ("prompt_tokens", "completion_tokens")
+_OPTIONAL_STR: Final = ("finish_reason", "mutation_kind", "prompt", "engine", "model")
+
+
+class ImportEngine:
+    """Reads `path`; `n` and sampling do not apply (every line is one proposal)."""
+
+    name: str = ENGINE_NAME
+
+    def __init__(self, path: Path, *, skip_bad: bool = False, model: str = DEFAULT_MODEL) -> None:
+        self.path = Path(path)
+        self.skip_bad = skip_bad
+        self._model = model
+        self.skipped: list[InputFileError] = []
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def propose(
+        self,
+        blueprints: Sequence[Blueprint],
+        *,
+        n: int = 1,
+        settings: SamplingSettings | None = None,
+        prompt: PromptConfig | None = None,
+        examples: Sequence[Example] = (),
+        on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None,
+    ) -> list[Proposal]:
+        """The file's proposals for these blueprints, in file order; other ids are errors."""
+        known = {b.id for b in blueprints}
+        self.skipped = []
+        rows: list[tuple[int, Mapping[str, Any]]] = []
+        for line_no, row in self._rows():
+            try:
+                _check_row(row, known, self.path, line_no)
+            except InputFileError as err:
+                if not self.skip_bad:
+                    raise
+                self.skipped.append(err)
+                continue
+            rows.append((line_no, row))
+        proposals: list[Proposal] = []
+        for done, (_line_no, row) in enumerate(rows, start=1):
+            if should_stop is not None and should_stop():
+                break
+            proposals.append(self._proposal(row))
+            if on_progress is not None:
+                on_progress(done, len(rows))
+        return proposals
+
+    def _rows(self) -> list[tuple[int, Any]]:
+        source = str(self.path)
+        try:
+            handle = self.path.open(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputFileError("no such file", source=source) from None
+        except OSError as err:
+            raise InputFileError(f"cannot read: {err.strerror}", source=source) from None
+        rows: list[tuple[int, Any]] = []
+        with handle:
+            line_no = 0
+            try:
+                for line_no, line in enumerate(handle, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rows.append((line_no, json.loads(line)))
+                    except json.JSONDecodeError as err:
+                        bad = InputFileError(
+                            f"not JSON: {err.msg} at column {err.colno}",
+                            source=source,
+                            line=line_no,
+                        )
+                        if not self.skip_bad:
+                            raise bad from None
+                        self.skipped.append(bad)
+            except UnicodeDecodeError:
+                raise InputFileError("not UTF-8 text", source=source, line=line_no + 1) from None
+        return rows
+
+    def _proposal(self, row: Mapping[str, Any]) -> Proposal:
+        engine = str(row.get("engine") or ENGINE_NAME)
+        model = str(row.get("model") or self._model)
+        sampling = row.get("sampling") if isinstance(row.get("sampling"), Mapping) else {}
+        common: dict[str, Any] = {
+            "engine": engine,
+            "model": model,
+            "sampling": sampling,
+            "prompt": str(row.get("prompt") or ""),
+            "latency_s": float(row.get("latency_s") or 0.0),
+            "prompt_tokens": row.get("prompt_tokens"),
+            "completion_tokens": row.get("completion_tokens"),
+        }
+        raw_text = row.get("raw_text")
+        if row.get("mutation_kind"):
+            return self._mutation(row, common)
+        if isinstance(raw_text, str) and raw_text.strip():
+            proposal = proposal_from_text(
+                str(row["blueprint_id"]),
+                raw_text,
+                finish_reason=row.get("finish_reason"),
+                **common,
+            )
+        else:
+            result = validate_and_repair(row["call"])
+            proposal = Proposal(
+                blueprint_id=str(row["blueprint_id"]),
+                raw_text=json.dumps(row["call"], ensure_ascii=False),
+                call=result.call,
+                valid=result.call is not None,
+                error=result.error,
+                repairs=result.repairs,
+                finish_reason=row.get("finish_reason"),
+                **common,
+            )
+        return proposal
+
+    @staticmethod
+    def _mutation(row: Mapping[str, Any], common: dict[str, Any]) -> Proposal:
+        """A mutation is wrong on purpose (e.g. pcre2 dropped): validated strictly, never repaired."""
+        raw_text = row.get("raw_text")
+        source = row.get("call")
+        error = ""
+        if source is None and isinstance(raw_text, str):
+            parsed = parse_model_output(raw_text)
+            source, error = parsed.value, parsed.error
+        call = None
+        if not error:
+            try:
+                call = parse_tool_call(source)
+            except ToolCallError as err:
+                error = str(err)
+        return Proposal(
+            blueprint_id=str(row["blueprint_id"]),
+            raw_text=raw_text if isinstance(raw_text, str) else json.dumps(source),
+            call=call,
+            valid=call is not None,
+            error=error,
+            finish_reason=row.get("finish_reason"),
+            mutation_kind=str(row["mutation_kind"]),
+            **common,
+        )
+
+
+def _check_row(row: Any, known: set[str], path: Path, line: int) -> None:
+    def bad(message: str) -> InputFileError:
+        return InputFileError(message, source=str(path), line=line)
+
+    if not isinstance(row, Mapping):
+        raise bad(f"expected a JSON object, got {type(row).__name__}")
+    blueprint_id = row.get("blueprint_id")
+    if not isinstance(blueprint_id, str) or not blueprint_id:
+        raise bad("missing `blueprint_id` (the blueprint this proposal answers)")
+    if blueprint_id not in known:
+        raise bad(f"unknown blueprint_id {blueprint_id!r}: it is not among the blueprints given")
+    raw_text = row.get("raw_text")
+    if not (isinstance(raw_text, str) and raw_text.strip()) and row.get("call") is None:
+        raise bad("give `raw_text` (what the model wrote) or `call` (the decoded call)")
+    if raw_text is not None and not isinstance(raw_text, str):
+        raise bad("`raw_text` must be a string")
+    for key in _OPTIONAL_STR:
+        if row.get(key) is not None and not isinstance(row[key], str):
+            raise bad(f"`{key}` must be a string")
+    for key in _OPTIONAL_INT:
+        value = row.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise bad(f"`{key}` must be an integer")
+    latency = row.get("latency_s")
+    if latency is not None and (not isinstance(latency, int | float) or isinstance(latency, bool)):
+        raise bad("`latency_s` must be a number")
+    if row.get("sampling") is not None and not isinstance(row["sampling"], Mapping):
+        raise bad("`sampling` must be an object")

@@ -1,0 +1,348 @@
+"""Turn what a model wrote into a valid tool call, or into a precise reason why not.
+
+Two steps, kept apart so each is testable on captured text:
+
+* `parse_model_output` decodes the raw text (or says why it cannot: cut at `max_tokens`, not JSON).
+* `validate_and_repair` fixes the mistakes models make over and over (aliases, shapes, a missing
+  `pcre2`), records every fix as a short sentence, and validates against the schema.
+
+Nothing is dropped silently: an output that cannot be repaired comes back with its error, and the
+caller keeps the raw text beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final, NamedTuple
+
+from codesearch_core.errors import ToolCallError
+from codesearch_core.models import ToolCall, ToolName
+from codesearch_core.pcre2 import requires_pcre2
+from codesearch_core.schemas import (
+    AST_GREP_LANGUAGES,
+    AST_GREP_PATTERN_ARGUMENTS,
+    AST_GREP_RULE_ARGUMENTS,
+    RIPGREP_ARGUMENTS,
+    parse_tool_call,
+)
+
+LENGTH_ERROR: Final = "finish_reason=length: output cut at max_tokens"
+CONTROL_CHARS_REPAIR: Final = "control characters in strings"
+
+#: Names models use for the tools, mapped to ours.
+TOOL_ALIASES: Final[dict[str, ToolName]] = {
+    "ast_grep": ToolName.AST_GREP,
+    "ast-grep": ToolName.AST_GREP,
+    "astgrep": ToolName.AST_GREP,
+    "ast_grep_search": ToolName.AST_GREP,
+    "ast-grep-search": ToolName.AST_GREP,
+    "sg": ToolName.AST_GREP,
+    "ripgrep": ToolName.RIPGREP,
+    "ripgrep_search": ToolName.RIPGREP,
+    "ripgrep-search": ToolName.RIPGREP,
+    "rg": ToolName.RIPGREP,
+    "grep": ToolName.RIPGREP,
+}
+
+#: ast-grep language aliases. ast-grep has no `jsx`: its javascript grammar parses JSX.
+LANGUAGE_ALIASES: Final[dict[str, str]] = {
+    "js": "javascript",
+    "jsx": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "node": "javascript",
+    "ecmascript": "javascript",
+    "py": "python",
+    "python3": "python",
+    "ts": "typescript",
+    "mts": "typescript",
+    "golang": "go",
+    "c++": "cpp",
+    "cxx": "cpp",
+    "cc": "cpp",
+    "hpp": "cpp",
+    "rs": "rust",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
+    "cs": "csharp",
+    "c#": "csharp",
+    "kt": "kotlin",
+    "rb": "ruby",
+    "yml": "yaml",
+    "tf": "hcl",
+    "terraform": "hcl",
+    "ex": "elixir",
+    "exs": "elixir",
+    "hs": "haskell",
+    "sol": "solidity",
+}
+
+#: rg `-t` names models write that rg does not know, mapped to names it does (`rg --type-list`).
+FILE_TYPE_ALIASES: Final[dict[str, str]] = {
+    "javascript": "js",
+    "jsx": "js",
+    "tsx": "ts",
+    "golang": "go",
+    "rs": "rust",
+    "c++": "cpp",
+    "cxx": "cpp",
+    "shell": "sh",
+    "bash": "sh",
+    "zsh": "sh",
+    "rb": "ruby",
+    "kt": "kotlin",
+    "yml": "yaml",
+}
+
+#: Argument names models use, per tool, mapped to the schema's.
+_ARGUMENT_ALIASES: Final[dict[ToolName, dict[str, str]]] = {
+    ToolName.AST_GREP: {"lang": "language", "path": "paths", "query": "pattern"},
+    ToolName.RIPGREP: {
+        "regex": "pattern",
+        "query": "pattern",
+        "path": "paths",
+        "type": "file_types",
+        "types": "file_types",
+        "file_type": "file_types",
+        "glob": "globs",
+        "context": "context_lines",
+        "fixed_string": "fixed_strings",
+        "word_regexp": "word",
+        "pcre": "pcre2",
+    },
+}
+
+_LIST_FIELDS: Final = ("paths", "globs", "file_types")
+_BOOL_FIELDS: Final = (
+    "case_sensitive",
+    "smart_case",
+    "fixed_strings",
+    "word",
+    "multiline",
+    "pcre2",
+)
+_ARGUMENT_KEYS: Final = ("arguments", "args", "parameters", "params", "input")
+_NAME_KEYS: Final = ("name", "tool", "tool_name", "function")
+
+
+class ParsedOutput(NamedTuple):
+    """Decoded model output: the JSON value (None when it could not be decoded), why not, and fixes."""
+
+    value: Any
+    error: str
+    repairs: tuple[str, ...]
+
+
+class RepairResult(NamedTuple):
+    """A valid call with the repairs that made it valid, or None and the precise schema error."""
+
+    call: ToolCall | None
+    repairs: tuple[str, ...]
+    error: str
+
+
+_FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```$", re.DOTALL)
+
+
+def parse_model_output(raw_text: str, finish_reason: str | None = None) -> ParsedOutput:
+    """Decode what a model wrote. `finish_reason == "length"` is an error whatever the text holds."""
+    if finish_reason == "length":
+        return ParsedOutput(None, LENGTH_ERROR, ())
+    repairs: list[str] = []
+    # Positions in errors refer to the raw text as stored, so it is not stripped unless fenced.
+    text = raw_text
+    fenced = _FENCE.match(raw_text.strip())
+    if fenced:
+        text = fenced.group(1)
+        repairs.append("markdown code fence removed")
+    if not text.strip():
+        return ParsedOutput(None, "empty output: the model wrote no JSON", tuple(repairs))
+    problem = _json_problem(text, strict=True)
+    if problem is None:
+        return ParsedOutput(json.loads(text), "", tuple(repairs))
+    # Guided decoding with weak (or random) weights emits raw control characters inside strings:
+    # the grammar allows them, strict JSON does not. The value is otherwise what was meant.
+    if problem.msg.startswith("Invalid control character"):
+        repairs.append(CONTROL_CHARS_REPAIR)
+        problem = _json_problem(text, strict=False)
+        if problem is None:
+            return ParsedOutput(json.loads(text, strict=False), "", tuple(repairs))
+    # Chatty models write the object and then keep talking.
+    if problem.msg == "Extra data":
+        value, _end = json.JSONDecoder(strict=False).raw_decode(text)
+        return ParsedOutput(value, "", (*repairs, "text after the JSON value dropped"))
+    return ParsedOutput(
+        None,
+        f"invalid JSON: {problem.msg} at line {problem.lineno} column {problem.colno} "
+        f"(char {problem.pos})",
+        tuple(r for r in repairs if r != CONTROL_CHARS_REPAIR),
+    )
+
+
+def _json_problem(text: str, *, strict: bool) -> json.JSONDecodeError | None:
+    try:
+        json.loads(text, strict=strict)
+    except json.JSONDecodeError as err:
+        return err
+    return None
+
+
+def validate_and_repair(obj: Any) -> RepairResult:
+    """Fix the usual mistakes in a decoded call, record each fix, then validate against the schema."""
+    repairs: list[str] = []
+    try:
+        canonical = _canonical_shape(obj, repairs)
+        if canonical is None:
+            # Nothing recognisable to repair: let the schema say precisely what is wrong.
+            return RepairResult(parse_tool_call(obj), (), "")
+        tool, arguments = canonical
+        arguments = _repair_arguments(tool, arguments, repairs)
+        call = parse_tool_call({"name": tool.value, "arguments": arguments})
+    except ToolCallError as err:
+        return RepairResult(None, tuple(repairs), str(err))
+    return RepairResult(call, tuple(repairs), "")
+
+
+def _canonical_shape(obj: Any, repairs: list[str]) -> tuple[ToolName, dict[str, Any]] | None:
+    """`(tool, arguments)` from the shapes models use, or None when `obj` is no call-like object."""
+    if isinstance(obj, list) and len(obj) == 1:
+        repairs.append("single-element list unwrapped")
+        obj = obj[0]
+    if not isinstance(obj, Mapping):
+        return None
+    if "tool_calls" in obj and isinstance(obj["tool_calls"], list) and obj["tool_calls"]:
+        repairs.append("first of `tool_calls` taken")
+        obj = obj["tool_calls"][0]
+        if not isinstance(obj, Mapping):
+            return None
+    # OpenAI style: {"type": "function", "function": {"name": ..., "arguments": "<json>"}}
+    if isinstance(obj.get("function"), Mapping):
+        repairs.append("OpenAI `function` wrapper unwrapped")
+        obj = obj["function"]
+    name_key = next((k for k in _NAME_KEYS if isinstance(obj.get(k), str)), None)
+    if name_key is None:
+        return None
+    raw_name = obj[name_key]
+    if name_key != "name":
+        repairs.append(f"`{name_key}` renamed to `name`")
+    tool = _tool_name(raw_name, repairs)
+    args_key = next((k for k in _ARGUMENT_KEYS if k in obj), None)
+    if args_key is None:
+        raise ToolCallError("missing: a call needs `name` and `arguments`", "arguments")
+    arguments: Any = obj[args_key]
+    if args_key != "arguments":
+        repairs.append(f"`{args_key}` renamed to `arguments`")
+    unknown = sorted(set(obj) - {name_key, args_key})
+    if unknown:
+        repairs.append(f"unknown field(s) dropped: {', '.join(unknown)}")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments, strict=False)
+        except json.JSONDecodeError as err:
+            raise ToolCallError(
+                f"a JSON string that does not decode ({err.msg} at char {err.pos})", "arguments"
+            ) from None
+        repairs.append("`arguments` decoded from a JSON string")
+    if not isinstance(arguments, Mapping):
+        raise ToolCallError("must be a JSON object", "arguments")
+    return tool, dict(arguments)
+
+
+def _tool_name(raw: str, repairs: list[str]) -> ToolName:
+    if raw in (t.value for t in ToolName):
+        return ToolName(raw)
+    key = raw.strip().lower()
+    if key in TOOL_ALIASES:
+        tool = TOOL_ALIASES[key]
+        repairs.append(f"tool name {raw!r} → {tool.value}")
+        return tool
+    valid = ", ".join(t.value for t in ToolName)
+    raise ToolCallError(f"{raw!r} is not one of: {valid}", "name")
+
+
+def _repair_arguments(tool: ToolName, args: dict[str, Any], repairs: list[str]) -> dict[str, Any]:
+    for alias, target in _ARGUMENT_ALIASES[tool].items():
+        if alias in args and target not in args:
+            args[target] = args.pop(alias)
+            repairs.append(f"argument `{alias}` renamed to `{target}`")
+    if tool is ToolName.RIPGREP and "ignore_case" in args and "case_sensitive" not in args:
+        value = args.pop("ignore_case")
+        if isinstance(value, bool):
+            args["case_sensitive"] = not value
+            repairs.append(f"`ignore_case: {_js(value)}` → `case_sensitive: {_js(not value)}`")
+    known = _known_arguments(tool)
+    unknown = sorted(k for k in args if k not in known)
+    if unknown:
+        for k in unknown:
+            del args[k]
+        repairs.append(f"unknown argument(s) dropped: {', '.join(unknown)}")
+    for key in _LIST_FIELDS:
+        value = args.get(key)
+        if isinstance(value, str):
+            items = [v for v in re.split(r"[,\s]+", value) if v] if key == "file_types" else [value]
+            args[key] = items
+            repairs.append(f"`{key}` string → list {items!r}")
+    for key in _BOOL_FIELDS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            args[key] = value.strip().lower() == "true"
+            repairs.append(f"`{key}` string {value!r} → boolean")
+    context = args.get("context_lines")
+    if isinstance(context, str) and context.strip().isdigit():
+        args["context_lines"] = int(context)
+        repairs.append(f"`context_lines` string {context!r} → integer")
+    if tool is ToolName.AST_GREP:
+        _repair_language(args, repairs)
+    else:
+        _repair_file_types(args, repairs)
+        _repair_pcre2(args, repairs)
+    return args
+
+
+def _known_arguments(tool: ToolName) -> frozenset[str]:
+    if tool is ToolName.RIPGREP:
+        return frozenset(RIPGREP_ARGUMENTS["properties"])
+    return frozenset(AST_GREP_PATTERN_ARGUMENTS["properties"]) | frozenset(
+        AST_GREP_RULE_ARGUMENTS["properties"]
+    )
+
+
+def _repair_language(args: dict[str, Any], repairs: list[str]) -> None:
+    language = args.get("language")
+    if not isinstance(language, str) or language in AST_GREP_LANGUAGES:
+        return
+    key = language.strip().lower()
+    fixed = LANGUAGE_ALIASES.get(key, key if key in AST_GREP_LANGUAGES else None)
+    if fixed is not None:
+        args["language"] = fixed
+        repairs.append(f"language {language!r} → {fixed!r}")
+
+
+def _repair_file_types(args: dict[str, Any], repairs: list[str]) -> None:
+    types = args.get("file_types")
+    if not isinstance(types, list):
+        return
+    fixed: list[Any] = []
+    for t in types:
+        new = FILE_TYPE_ALIASES.get(t.strip().lower(), t) if isinstance(t, str) else t
+        if new != t:
+            repairs.append(f"file type {t!r} → {new!r}")
+        if new not in fixed:
+            fixed.append(new)
+    args["file_types"] = fixed
+
+
+def _repair_pcre2(args: dict[str, Any], repairs: list[str]) -> None:
+    pattern = args.get("pattern")
+    if not isinstance(pattern, str) or args.get("pcre2") is True or args.get("fixed_strings"):
+        return
+    if requires_pcre2(pattern):
+        args["pcre2"] = True
+        repairs.append("pcre2 set: the pattern uses a look-around or back-reference")
+
+
+def _js(value: bool) -> str:
+    return "true" if value else "false"

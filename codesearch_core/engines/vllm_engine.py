@@ -1,0 +1,325 @@
+"""Proposals from vLLM running in this process, with the tool-call schema enforced by the grammar.
+
+vLLM is an optional dependency: it is imported inside functions only, so this module (and the
+package) imports without it, and importing it does no work. That matters for a second reason: with
+`tensor_parallel_size > 1` vLLM starts worker processes which may re-import the main script, so a
+script that builds an engine must do it under `if __name__ == "__main__":`.
+
+One engine per process: a model takes most of the GPU, so `get_vllm_engine` caches one engine and,
+asked for other settings, shuts the old one down and frees its memory before building the new one.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from codesearch_core.engines.base import (
+    ProgressFn,
+    SamplingSettings,
+    StopFn,
+    check_n,
+    proposal_from_text,
+)
+from codesearch_core.engines.prompt import (
+    Example,
+    Message,
+    PromptConfig,
+    build_messages,
+    messages_to_json,
+)
+from codesearch_core.errors import EngineError
+from codesearch_core.models import Blueprint, Proposal
+from codesearch_core.schemas import TOOL_CALL_SCHEMA
+
+ENGINE_NAME: Final = "vllm"
+
+
+@dataclass(frozen=True, slots=True)
+class VllmSettings:
+    """What `vllm.LLM` is built with; two engines with equal settings are the same engine.
+
+    `batch_size` is how many blueprints go into one `LLM.chat` call: the whole run is one batch
+    for speed, but progress and stop requests are only seen between batches.
+    """
+
+    model: str
+    tensor_parallel_size: int = 2
+    pipeline_parallel_size: int = 1
+    gpu_memory_utilization: float = 0.9
+    max_model_len: int = 4096
+    dtype: str = "auto"
+    enforce_eager: bool = False
+    seed: int = 0
+    trust_remote_code: bool = False
+    batch_size: int = 256
+    extra_kwargs: tuple[tuple[str, Any], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise EngineError("give a model: a Hugging Face id or a local model directory")
+        if self.tensor_parallel_size < 1 or self.pipeline_parallel_size < 1:
+            raise EngineError("tensor_parallel_size and pipeline_parallel_size must be at least 1")
+        if not 0.0 < self.gpu_memory_utilization <= 1.0:
+            raise EngineError(
+                f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization}"
+            )
+        if self.max_model_len < 16 or self.batch_size < 1:
+            raise EngineError("max_model_len must be at least 16 and batch_size at least 1")
+
+    def llm_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for `vllm.LLM`."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "tensor_parallel_size": self.tensor_parallel_size,
+            "pipeline_parallel_size": self.pipeline_parallel_size,
+            "gpu_memory_utilization": self.gpu_memory_utilization,
+            "max_model_len": self.max_model_len,
+            "dtype": self.dtype,
+            "enforce_eager": self.enforce_eager,
+            "seed": self.seed,
+            "trust_remote_code": self.trust_remote_code,
+        }
+        kwargs.update(dict(self.extra_kwargs))
+        return kwargs
+
+
+def check_gpu_count(tensor_parallel_size: int, pipeline_parallel_size: int, visible: int) -> None:
+    """Refuse a parallel layout that needs more GPUs than are visible, saying how to fix it."""
+    needed = tensor_parallel_size * pipeline_parallel_size
+    if needed <= visible:
+        return
+    layout = f"tensor_parallel_size={tensor_parallel_size}"
+    if pipeline_parallel_size > 1:
+        layout += f" x pipeline_parallel_size={pipeline_parallel_size}"
+    verb = "is" if visible == 1 else "are"
+    hint = f"set --tp {max(visible, 1)}" if pipeline_parallel_size == 1 else "lower --tp or --pp"
+    raise EngineError(
+        f"{layout} needs {needed} GPUs but {visible} {verb} visible: {hint} "
+        f"(or CUDA_VISIBLE_DEVICES)"
+    )
+
+
+def check_model_exists(model: str) -> None:
+    """A model given as a local path must be a model directory; HF ids are left to vLLM."""
+    looks_local = model.startswith(("/", ".", "~"))
+    path = Path(model).expanduser()
+    if (looks_local or path.exists()) and not (path / "config.json").is_file():
+        raise EngineError(
+            f"model directory {model!r} has no config.json: give a Hugging Face model id "
+            "or a directory holding a downloaded model"
+        )
+
+
+class VllmEngine:
+    """`vllm.LLM` with chat templating and guided decoding; build it with `get_vllm_engine`."""
+
+    name: str = ENGINE_NAME
+
+    def __init__(self, settings: VllmSettings) -> None:
+        self.settings = settings
+        self._llm: Any = _build_llm(settings)
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    @property
+    def is_shut_down(self) -> bool:
+        return self._llm is None
+
+    def propose(
+        self,
+        blueprints: Sequence[Blueprint],
+        *,
+        n: int = 1,
+        settings: SamplingSettings | None = None,
+        prompt: PromptConfig | None = None,
+        examples: Sequence[Example] = (),
+        on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None,
+    ) -> list[Proposal]:
+        """Every blueprint of a batch goes into ONE `LLM.chat` call: that is where vLLM is fast."""
+        check_n(n)
+        if self._llm is None:
+            raise EngineError("this vLLM engine was shut down; get a new one from get_vllm_engine")
+        sampling = settings or SamplingSettings()
+        params = _sampling_params(n, sampling)
+        record = sampling.to_dict(n)
+        proposals: list[Proposal] = []
+        size = self.settings.batch_size
+        for start in range(0, len(blueprints), size):
+            if should_stop is not None and should_stop():
+                break
+            batch = blueprints[start : start + size]
+            conversations = [build_messages(b.intent, prompt, examples) for b in batch]
+            proposals.extend(self._generate(batch, conversations, params, {**record}))
+            if on_progress is not None:
+                on_progress(start + len(batch), len(blueprints))
+        return proposals
+
+    def _generate(
+        self,
+        batch: Sequence[Blueprint],
+        conversations: list[list[Message]],
+        params: Any,
+        record: dict[str, Any],
+    ) -> list[Proposal]:
+        started = time.perf_counter()
+        try:
+            outputs = self._llm.chat(conversations, params, use_tqdm=False)
+        except Exception as err:  # vLLM raises many types; all mean "this batch failed"
+            raise EngineError(f"vLLM generation failed: {type(err).__name__}: {err}") from err
+        # Everything in a batch arrives together: each proposal waited the whole batch.
+        latency = time.perf_counter() - started
+        record["batch_size"] = len(batch)
+        proposals: list[Proposal] = []
+        for blueprint, messages, output in zip(batch, conversations, outputs, strict=True):
+            prompt_json = messages_to_json(messages)
+            prompt_tokens = len(output.prompt_token_ids) if output.prompt_token_ids else None
+            for completion in output.outputs:
+                proposals.append(
+                    proposal_from_text(
+                        blueprint.id,
+                        completion.text,
+                        engine=ENGINE_NAME,
+                        model=self.model,
+                        finish_reason=completion.finish_reason,
+                        sampling=record,
+                        prompt=prompt_json,
+                        latency_s=latency,
+                        prompt_tokens=prompt_tokens,
+                        completion_tokens=len(completion.token_ids),
+                    )
+                )
+        return proposals
+
+    def shutdown(self) -> None:
+        """Stop the engine core and its workers and free the model's memory. Idempotent."""
+        llm, self._llm = self._llm, None
+        if llm is None:
+            return
+        _shutdown_llm(llm)
+
+
+def _sampling_params(n: int, sampling: SamplingSettings) -> Any:
+    from vllm import SamplingParams
+    from vllm.sampling_params import StructuredOutputsParams
+
+    return SamplingParams(
+        n=n,
+        temperature=sampling.temperature,
+        top_p=sampling.top_p,
+        max_tokens=sampling.max_tokens,
+        seed=sampling.seed,
+        # Compact JSON: whitespace between tokens is legal but costs tokens and invites rambling.
+        structured_outputs=StructuredOutputsParams(
+            json=TOOL_CALL_SCHEMA, disable_any_whitespace=True
+        ),
+    )
+
+
+def visible_cuda_devices() -> int | None:
+    """How many CUDA GPUs this process sees, or None when vLLM is not running on CUDA."""
+    from vllm.platforms import current_platform
+
+    if not current_platform.is_cuda():
+        return None
+    return int(_torch().cuda.device_count())
+
+
+def _build_llm(settings: VllmSettings) -> Any:
+    check_model_exists(settings.model)
+    try:
+        import vllm
+    except ImportError as err:
+        raise EngineError(
+            "vLLM is not installed in this environment: `uv sync --extra vllm` (GPU) or use "
+            f"--engine openai against a `vllm serve` server ({err})"
+        ) from err
+    visible = visible_cuda_devices()
+    if visible is not None:
+        check_gpu_count(settings.tensor_parallel_size, settings.pipeline_parallel_size, visible)
+    try:
+        return vllm.LLM(**settings.llm_kwargs())
+    except Exception as err:  # any failure to load is a set-up problem the user must fix
+        raise EngineError(_load_error_message(settings, err)) from err
+
+
+def _load_error_message(settings: VllmSettings, err: Exception) -> str:
+    text = f"{type(err).__name__}: {err}"
+    lowered = text.lower()
+    if "out of memory" in lowered or "kv cache" in lowered or "memory" in lowered:
+        hint = (
+            "lower --max-model-len or raise gpu_memory_utilization, or spread the model over "
+            "more GPUs with --tp"
+        )
+    elif "repository not found" in lowered or "does not appear to have" in lowered:
+        hint = "check the model id (or download the model and give its directory)"
+    elif "divisible" in lowered or "attention heads" in lowered:
+        hint = "the model's head count must divide by --tp: choose another --tp"
+    else:
+        hint = "see the error above; --tp, --max-model-len and --model are the usual suspects"
+    return f"cannot load model {settings.model!r} with --tp {settings.tensor_parallel_size}: {text}: {hint}"
+
+
+def _shutdown_llm(llm: Any) -> None:
+    """Stop the engine core (and its worker processes), then free what the model held."""
+    engine = getattr(llm, "llm_engine", None)
+    core = getattr(engine, "engine_core", None)
+    if core is not None and hasattr(core, "shutdown"):
+        core.shutdown()
+    del engine, core, llm
+    gc.collect()
+    try:
+        from vllm.distributed.parallel_state import cleanup_dist_env_and_memory
+    except ImportError:  # pragma: no cover - vLLM moved it; memory is still freed by gc below
+        pass
+    else:
+        cleanup_dist_env_and_memory()
+    gc.collect()
+    torch = _torch()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _torch() -> Any:
+    # Through importlib so type checking works where torch is not installed (it comes with vLLM).
+    return importlib.import_module("torch")
+
+
+_engine_lock = threading.Lock()
+_current_engine: VllmEngine | None = None
+
+
+def get_vllm_engine(settings: VllmSettings) -> VllmEngine:
+    """The process's one engine: the cached one for equal settings, else a fresh one.
+
+    The old engine is shut down (its memory freed) BEFORE the new one is built, since both rarely
+    fit on the GPUs at once. The app wraps this in `st.cache_resource`.
+    """
+    global _current_engine
+    with _engine_lock:
+        current = _current_engine
+        if current is not None and current.settings == settings and not current.is_shut_down:
+            return current
+        if current is not None:
+            _current_engine = None
+            current.shutdown()
+        _current_engine = VllmEngine(settings)
+        return _current_engine
+
+
+def shutdown_vllm_engine() -> None:
+    """Shut the cached engine down (at exit, or to give the GPUs back)."""
+    global _current_engine
+    with _engine_lock:
+        current, _current_engine = _current_engine, None
+    if current is not None:
+        current.shutdown()

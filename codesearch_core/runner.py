@@ -1,0 +1,366 @@
+"""Run a validated ToolCall (or a Plan) with the real `rg` / `ast-grep` and return normalized Findings.
+
+The runner only glues pieces together: `argv` builds the command, a subprocess runs it with
+cwd=corpus root, the stream parser turns stdout into Findings *while the tool runs* (reads of up to
+256 KiB, never the whole output in memory), and the exit status plus stderr decide `ok` /
+`error_kind`. Tool problems come back in the RunResult (ok=False), never as exceptions; a corpus
+root that does not exist is the caller's mistake and raises CorpusError.
+
+Order: findings are sorted by path, then by position. rg prints each file's matches in order but
+files in whatever order its threads finish (`--sort path` would force one thread), so sorting after
+is both deterministic and faster. When `max_findings` cuts a search short (`truncated`), which
+findings were kept depends on that thread order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import select
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from operator import attrgetter
+from pathlib import Path, PurePosixPath
+from typing import IO, Any, Final, Protocol
+
+from codesearch_core.argv import ArgvError, ripgrep_files_argv, tool_argv
+from codesearch_core.binaries import ToolNotFoundError
+from codesearch_core.errors import CorpusError, ErrorKind
+from codesearch_core.models import Finding, Plan, RunResult, ToolCall, ToolName
+from codesearch_core.parsers import AstGrepParser, RipgrepParser, ToolOutputError
+
+DEFAULT_TIMEOUT_S: Final = 10.0
+DEFAULT_MAX_FINDINGS: Final = 10_000
+STDERR_TAIL_BYTES: Final = 64 * 1024
+_READ_BYTES: Final = 256 * 1024
+# A bigger pipe lets the tool write ahead while we parse (Linux default: 64 KiB; 1 MiB is the
+# unprivileged maximum).
+_PIPE_BYTES: Final = 1024 * 1024
+_ERROR_DETAIL_CHARS: Final = 1500
+
+_RG_PATTERN_ERRORS: Final = (
+    "regex parse error",
+    "error parsing regex",
+    "PCRE2: error compiling pattern",
+    "is not allowed in a regex",
+    "error parsing glob",
+)
+_AST_GREP_BAD_PATTERN: Final = "Pattern contains an ERROR node"
+_AST_GREP_BAD_RULE: Final = "Cannot parse rule"
+
+_by_path = attrgetter("path")
+_by_position = attrgetter("path", "byte_start", "byte_end")
+
+
+class _StreamParser(Protocol):
+    def feed(self, chunk: bytes) -> list[Finding]: ...
+    def close(self) -> list[Finding]: ...
+
+
+def run_tool_call(
+    call: ToolCall,
+    corpus_root: Path,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_findings: int = DEFAULT_MAX_FINDINGS,
+    restrict_files: Sequence[str] | None = None,
+) -> RunResult:
+    """Execute `call` over `corpus_root`.
+
+    `restrict_files` (corpus-relative paths) limits the search to those files, intersected with what
+    the call itself selects (`paths`, and for rg `file_types` / `globs`); an empty intersection
+    gives an ok result with no findings and runs nothing.
+    """
+    root = _corpus_root(corpus_root)
+    if max_findings < 0:
+        raise ValueError(f"max_findings must be >= 0, got {max_findings}")
+    started = time.monotonic()
+    deadline = started + timeout_s
+    try:
+        files = None
+        if restrict_files is not None:
+            files = _narrow(call, root, restrict_files, deadline)
+            if not files:
+                return RunResult(ok=True, findings=(), elapsed_s=time.monotonic() - started)
+        argv = tool_argv(call, root, files)
+    except ArgvError as err:
+        return _failed(err.kind, str(err), started)
+    except ToolNotFoundError as err:
+        return _failed(ErrorKind.TOOL_NOT_FOUND, str(err), started)
+    except subprocess.TimeoutExpired:
+        return _failed(ErrorKind.TIMEOUT, _timeout_message("rg --files", timeout_s), started)
+
+    parser: _StreamParser
+    if call.name is ToolName.RIPGREP:
+        parser = RipgrepParser(multiline=bool(call.arguments.get("multiline")))
+    else:
+        parser = AstGrepParser(str(call.arguments["language"]))
+    try:
+        run = _execute(argv, root, parser, deadline, max_findings)
+    except OSError as err:
+        return _failed(ErrorKind.TOOL_ERROR, f"could not start {argv[0]}: {err}", started)
+    run.findings.sort(key=_by_path if call.name is ToolName.RIPGREP else _by_position)
+
+    if run.timed_out:
+        kind: ErrorKind | None = ErrorKind.TIMEOUT
+        error = _timeout_message(call.name.value, timeout_s)
+    elif run.bad_output:
+        kind, error = ErrorKind.BAD_OUTPUT, run.bad_output
+    elif run.truncated:
+        kind, error = None, ""  # we stopped it on purpose: its status says nothing
+    elif call.name is ToolName.RIPGREP:
+        kind, error = _rg_status(run.return_code, run.stderr)
+    else:
+        kind, error = _ast_grep_status(run.return_code, run.stderr, call)
+    return RunResult(
+        ok=kind is None,
+        findings=tuple(run.findings),
+        stderr=run.stderr,
+        return_code=run.return_code,
+        elapsed_s=time.monotonic() - started,
+        truncated=run.truncated,
+        error_kind=kind,
+        error=error,
+        argv=tuple(argv),
+    )
+
+
+def run_plan(
+    plan: Plan,
+    corpus_root: Path,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_findings: int = DEFAULT_MAX_FINDINGS,
+) -> RunResult:
+    """Run the steps in order; the last step's findings are the plan's.
+
+    A step with `restrict_to_previous` searches only the files the previous step found (none found:
+    no findings, nothing run). The first failing step ends the plan and its error is the plan's.
+    `timeout_s` and `max_findings` apply to each step; `steps` holds every step that ran.
+    """
+    steps: list[RunResult] = []
+    previous: RunResult | None = None
+    for i, step in enumerate(plan.steps):
+        restrict = None
+        if step.restrict_to_previous and previous is not None:
+            restrict = sorted({f.path for f in previous.findings})
+        result = run_tool_call(
+            step.call,
+            corpus_root,
+            timeout_s=timeout_s,
+            max_findings=max_findings,
+            restrict_files=restrict,
+        )
+        steps.append(result)
+        if not result.ok:
+            return RunResult(
+                ok=False,
+                findings=(),
+                stderr=result.stderr,
+                return_code=result.return_code,
+                elapsed_s=sum(s.elapsed_s for s in steps),
+                truncated=any(s.truncated for s in steps),
+                error_kind=result.error_kind,
+                error=f"step {i + 1} of {len(plan.steps)}: {result.error}",
+                argv=result.argv,
+                steps=tuple(steps),
+            )
+        previous = result
+    last = steps[-1]
+    return RunResult(
+        ok=True,
+        findings=last.findings,
+        stderr=last.stderr,
+        return_code=last.return_code,
+        elapsed_s=sum(s.elapsed_s for s in steps),
+        # A narrowed step is incomplete when the step it narrowed from was.
+        truncated=any(s.truncated for s in steps),
+        argv=last.argv,
+        steps=tuple(steps),
+    )
+
+
+def run_result_to_dict(result: RunResult) -> dict[str, Any]:
+    """A JSON-ready view of a RunResult (for `codesearch run --json` and logs)."""
+    return {
+        "ok": result.ok,
+        "error_kind": None if result.error_kind is None else result.error_kind.value,
+        "error": result.error,
+        "truncated": result.truncated,
+        "return_code": result.return_code,
+        "elapsed_s": round(result.elapsed_s, 6),
+        "argv": list(result.argv),
+        "stderr": result.stderr,
+        "findings": [f.to_dict() for f in result.findings],
+        "steps": [run_result_to_dict(s) for s in result.steps],
+    }
+
+
+class _ProcessRun:
+    __slots__ = ("bad_output", "findings", "return_code", "stderr", "timed_out", "truncated")
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.return_code: int | None = None
+        self.stderr = ""
+        self.truncated = False
+        self.timed_out = False
+        self.bad_output = ""
+
+
+def _execute(
+    argv: list[str], cwd: Path, parser: _StreamParser, deadline: float, max_findings: int
+) -> _ProcessRun:
+    """Run `argv`, parsing stdout as it arrives; kill on deadline or once past `max_findings`."""
+    run = _ProcessRun()
+    findings = run.findings
+    # stderr goes to a file, not a pipe: a tool that writes lots of warnings cannot block on it
+    # while we read stdout, and we keep only its tail.
+    with tempfile.TemporaryFile() as err_file:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err_file
+        )
+        try:
+            assert proc.stdout is not None
+            fd = proc.stdout.fileno()
+            _widen_pipe(fd)
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            eof = False
+            while not eof:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    run.timed_out = True
+                    break
+                if not poller.poll(remaining * 1000):
+                    continue
+                chunk = os.read(fd, _READ_BYTES)
+                eof = not chunk
+                try:
+                    findings += parser.close() if eof else parser.feed(chunk)
+                except ToolOutputError as err:
+                    run.bad_output = str(err)
+                    break
+                if len(findings) > max_findings:
+                    del findings[max_findings:]
+                    run.truncated = True
+                    break
+            if eof:
+                try:
+                    run.return_code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    run.timed_out = True
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            run.return_code = proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+        run.stderr = _tail(err_file)
+    return run
+
+
+def _widen_pipe(fd: int) -> None:
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if set_size is None:
+        return
+    # Over /proc/sys/fs/pipe-max-size it fails, and the default size still works.
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, set_size, _PIPE_BYTES)
+
+
+def _tail(f: IO[bytes]) -> str:
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - STDERR_TAIL_BYTES))
+    return f.read().decode("utf-8", "replace")
+
+
+def _corpus_root(corpus_root: Path) -> Path:
+    root = Path(corpus_root)
+    if not root.is_dir():
+        raise CorpusError(f"corpus root {str(root)!r} is not a directory")
+    return root
+
+
+def _narrow(
+    call: ToolCall, root: Path, restrict_files: Sequence[str], deadline: float
+) -> list[str]:
+    """The restrict files that `call` would itself search, in sorted order."""
+    args = call.arguments
+    if call.name is ToolName.RIPGREP and (args.get("file_types") or args.get("globs")):
+        # rg searches a file named on its command line whatever its type or glob, so ask rg which
+        # files the call selects and keep those.
+        listing = subprocess.run(
+            ripgrep_files_argv(call, root),
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=max(0.001, deadline - time.monotonic()),
+        )
+        selected = {
+            _strip_dot(line.decode("utf-8", "replace")) for line in listing.stdout.splitlines()
+        }
+        return sorted(f for f in set(restrict_files) if f in selected)
+    scopes = [str(PurePosixPath(str(p))) for p in args.get("paths", ())]
+    return sorted(f for f in set(restrict_files) if _within(f, scopes))
+
+
+def _within(path: str, scopes: list[str]) -> bool:
+    if not scopes:
+        return True
+    return any(s == "." or path == s or path.startswith(s + "/") for s in scopes)
+
+
+def _strip_dot(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def _failed(kind: ErrorKind, message: str, started: float) -> RunResult:
+    return RunResult(
+        ok=False,
+        findings=(),
+        elapsed_s=time.monotonic() - started,
+        error_kind=kind,
+        error=message,
+    )
+
+
+def _timeout_message(tool: str, timeout_s: float) -> str:
+    return (
+        f"{tool} did not finish within the {timeout_s:g} s limit and was stopped; narrow the "
+        "search (paths, file_types) or simplify the pattern"
+    )
+
+
+def _detail(stderr: str) -> str:
+    text = stderr.strip()
+    return text if len(text) <= _ERROR_DETAIL_CHARS else text[:_ERROR_DETAIL_CHARS] + " ..."
+
+
+def _rg_status(rc: int | None, stderr: str) -> tuple[ErrorKind | None, str]:
+    """rg exits 0 (matches), 1 (none), 2 (an error, even when it also printed matches)."""
+    if rc in (0, 1):
+        return None, ""
+    if any(marker in stderr for marker in _RG_PATTERN_ERRORS):
+        return ErrorKind.INVALID_PATTERN, f"rg rejected the pattern: {_detail(stderr)}"
+    return ErrorKind.TOOL_ERROR, f"rg exited with status {rc}: {_detail(stderr)}"
+
+
+def _ast_grep_status(rc: int | None, stderr: str, call: ToolCall) -> tuple[ErrorKind | None, str]:
+    """ast-grep exits 0 (matches; `scan` also without), 1 (none) and reports some problems only on
+    stderr: an unparsable pattern is a warning with status 0, a missing path an `ERROR:` line."""
+    language = call.arguments.get("language")
+    if _AST_GREP_BAD_PATTERN in stderr:
+        return ErrorKind.INVALID_PATTERN, (
+            f"ast-grep could not parse the pattern as {language} code (it contains an ERROR "
+            "node); write a complete, valid code fragment with $METAVARIABLES for the holes"
+        )
+    if _AST_GREP_BAD_RULE in stderr:
+        return ErrorKind.INVALID_PATTERN, f"ast-grep rejected the rule: {_detail(stderr)}"
+    if "--lang" in stderr and "invalid value" in stderr:
+        return ErrorKind.UNKNOWN_LANGUAGE, f"ast-grep does not know language {language!r}"
+    if rc in (0, 1) and not any(line.startswith("ERROR:") for line in stderr.splitlines()):
+        return None, ""
+    return ErrorKind.TOOL_ERROR, f"ast-grep exited with status {rc}: {_detail(stderr)}"

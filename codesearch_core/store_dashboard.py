@@ -1,0 +1,94 @@
+"""Counts, rates and chart data for the Overview page, read in one snapshot."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import duckdb
+
+from codesearch_core.store_rows import first_row
+from codesearch_core.store_types import DashboardStats, StoreCounts
+
+HISTOGRAM_BUCKETS: Final = 10
+TOP_KINDS: Final = 10
+
+
+def counts(cur: duckdb.DuckDBPyConnection) -> StoreCounts:
+    row = first_row(
+        cur.execute(
+            "SELECT (SELECT count(*) FROM blueprints), count(*), count(*) FILTER (WHERE valid), "
+            "(SELECT count(*) FROM executions), "
+            "(SELECT count(*) FROM grades WHERE span_f1 IS NOT NULL), "
+            "count(*) FILTER (WHERE decision IS NULL), count(*) FILTER (WHERE decision = 'accept'), "
+            "count(*) FILTER (WHERE decision = 'reject'), count(*) FILTER (WHERE decision = 'skip'), "
+            "(SELECT count(*) FROM decisions) FROM proposals"
+        )
+    )
+    assert row is not None
+    return StoreCounts(*(int(x) for x in row))
+
+
+def _rate(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
+    # One transaction: every figure comes from the same snapshot even while reviewers write.
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        return _dashboard_stats(cur)
+    finally:
+        cur.execute("ROLLBACK")
+
+
+def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
+    c = counts(cur)
+    mean = first_row(cur.execute("SELECT avg(span_f1) FROM grades"))
+    per_day = cur.execute(
+        "SELECT CAST(ts AS DATE), action, count(*) FROM decisions GROUP BY ALL ORDER BY 1, 2"
+    ).fetchall()
+    # One pass over proposals x blueprints serves the acceptance table and the confusion matrix.
+    by_tools = cur.execute(
+        "SELECT b.tool, b.language, coalesce(p.tool, 'invalid'), p.decision, count(*) "
+        "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq GROUP BY ALL"
+    ).fetchall()
+    acceptance: dict[tuple[str, str], list[int]] = {}
+    confusion: dict[tuple[str, str], int] = {}
+    for tool, language, proposed, decision, n in by_tools:
+        confusion[(tool, proposed)] = confusion.get((tool, proposed), 0) + int(n)
+        if decision in ("accept", "reject"):
+            cell = acceptance.setdefault((tool, language), [0, 0])
+            cell[0 if decision == "accept" else 1] += int(n)
+    histogram = dict(
+        cur.execute(
+            f"SELECT least(CAST(floor(span_f1 * {HISTOGRAM_BUCKETS}) AS INTEGER), "
+            f"{HISTOGRAM_BUCKETS - 1}), count(*) FROM grades WHERE span_f1 IS NOT NULL GROUP BY 1"
+        ).fetchall()
+    )
+    mutations = cur.execute(
+        "SELECT mutation_kind, count(*) FROM proposals WHERE decision = 'reject' "
+        f"AND mutation_kind IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
+    ).fetchall()
+    errors = cur.execute(
+        "SELECT coalesce(e.error_kind, CASE WHEN NOT p.valid THEN 'invalid_call' END) AS kind, "
+        "count(*) FROM proposals p LEFT JOIN executions e ON e.proposal_seq = p.seq "
+        "WHERE p.decision = 'reject' AND kind IS NOT NULL "
+        f"GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
+    ).fetchall()
+    return DashboardStats(
+        counts=c,
+        acceptance_rate=_rate(c.accepted, c.accepted + c.rejected),
+        valid_rate=_rate(c.valid, c.proposals),
+        mean_span_f1=None if mean is None or mean[0] is None else float(mean[0]),
+        decisions_per_day=tuple((d, str(a), int(n)) for d, a, n in per_day),
+        acceptance_by_tool_language=tuple(
+            (tool, lang, a, r) for (tool, lang), (a, r) in sorted(acceptance.items())
+        ),
+        span_f1_histogram=tuple(
+            (i / HISTOGRAM_BUCKETS, (i + 1) / HISTOGRAM_BUCKETS, int(histogram.get(i, 0)))
+            for i in range(HISTOGRAM_BUCKETS)
+        ),
+        tool_confusion=tuple((r, p, n) for (r, p), n in sorted(confusion.items())),
+        reject_mutation_kinds=tuple((str(k), int(n)) for k, n in mutations),
+        reject_error_kinds=tuple((str(k), int(n)) for k, n in errors),
+    )

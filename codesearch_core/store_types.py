@@ -1,0 +1,274 @@
+"""What the store hands back: plain frozen records, no database handles inside."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any
+
+from codesearch_core.errors import InputFileError
+from codesearch_core.models import Blueprint, DecisionAction, Finding, Grade, Proposal, Reward
+
+
+class BlueprintConflictError(InputFileError):
+    """A blueprint whose id is stored already with another intent, corpus or call."""
+
+    def __init__(self, blueprint_id: str, *, source: str = "", line: int = 0) -> None:
+        super().__init__(
+            f"blueprint {blueprint_id!r} is already stored with a different intent, corpus or "
+            "call; edit it in the app, or give this one a new id",
+            source=source,
+            line=line,
+        )
+        self.blueprint_id = blueprint_id
+
+
+class DecisionState(StrEnum):
+    """Which items a queue shows, by their current decision."""
+
+    UNDECIDED = "undecided"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    SKIPPED = "skipped"
+    DECIDED = "decided"  # accepted, rejected or skipped
+    ANY = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class QueueFilters:
+    """Filters of the review queue and of exports. Unset fields do not filter.
+
+    `tool`, `language`, `tag` and `text` (a case-insensitive substring of the intent) are about the
+    blueprint; `proposed_tool`, `engine`, `model`, `mutation_kind` and `valid_only` about the proposal;
+    `min_f1`/`max_f1` bound the grade's span F1 (inclusive) and drop ungraded items.
+    """
+
+    tool: str | None = None
+    language: str | None = None
+    tag: str | None = None
+    text: str | None = None
+    blueprint_id: str | None = None
+    proposed_tool: str | None = None
+    engine: str | None = None
+    model: str | None = None
+    mutation_kind: str | None = None
+    valid_only: bool = False
+    min_f1: float | None = None
+    max_f1: float | None = None
+    decision: DecisionState = DecisionState.UNDECIDED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The filters that are set, for manifests and logs."""
+        return {k: (str(v) if isinstance(v, StrEnum) else v) for k, v in asdict(self).items() if v}
+
+
+@dataclass(frozen=True, slots=True)
+class QueueItem:
+    """One row of the review queue: enough to list it, not everything the Review page shows."""
+
+    proposal_id: str
+    seq: int
+    blueprint_id: str
+    intent: str
+    tool: str
+    language: str
+    tags: tuple[str, ...]
+    proposed_tool: str | None
+    engine: str
+    model: str
+    mutation_kind: str | None
+    valid: bool
+    span_f1: float | None
+    reward: float | None
+    decision: DecisionAction | None
+
+
+@dataclass(frozen=True, slots=True)
+class QueuePage:
+    items: tuple[QueueItem, ...]
+    total: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionEvent:
+    """One row of the append-only decision log. `undone` is true once a later undo cancelled it."""
+
+    event_id: int
+    item_id: str
+    action: DecisionAction
+    reviewer: str
+    note: str
+    reason: str
+    ts: datetime
+    undoes: int | None = None
+    undone: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StoredProposal:
+    """A proposal as stored: its id, its place in arrival order and how often it was seen."""
+
+    id: str
+    seq: int
+    proposal: Proposal
+    call_hash: str | None
+    created_at: datetime
+    sightings: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """A stored run of a proposal's call (see `models.RunResult`)."""
+
+    ok: bool
+    findings: tuple[Finding, ...]
+    return_code: int | None
+    stderr: str
+    elapsed_s: float
+    truncated: bool
+    error_kind: str | None
+    error: str
+    executed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    """Everything the Review page shows for one proposal."""
+
+    blueprint: Blueprint
+    proposal: StoredProposal
+    execution: Execution | None
+    grade: Grade | None
+    reward: Reward | None
+    decision: DecisionEvent | None  # the current one; None when undecided
+    history: tuple[DecisionEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingExecution:
+    """A proposal that was never executed, with what running and grading it needs."""
+
+    proposal_id: str
+    call_json: str | None  # None: the proposal has no valid call (`invalid_reason` says why)
+    blueprint: Blueprint
+    invalid_reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BlueprintFilters:
+    tool: str | None = None
+    language: str | None = None
+    tag: str | None = None
+    corpus: str | None = None
+    difficulty: str | None = None
+    text: str | None = None  # case-insensitive substring of the intent or the id
+
+
+@dataclass(frozen=True, slots=True)
+class BlueprintPage:
+    items: tuple[Blueprint, ...]
+    total: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class BlueprintRevision:
+    blueprint_id: str
+    revision: int
+    content_hash: str
+    data: Mapping[str, Any]
+    source: str
+    changed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """What an import or a batch add did. `ids` follows the input order (duplicates repeat an id)."""
+
+    source: str
+    new: int
+    existing: int
+    errors: tuple[InputFileError, ...] = ()
+    ids: tuple[str, ...] = ()
+
+    @property
+    def skipped(self) -> int:
+        return len(self.errors)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCounts:
+    blueprints: int
+    proposals: int
+    valid: int
+    executed: int
+    graded: int
+    undecided: int
+    accepted: int
+    rejected: int
+    skipped: int
+    decision_events: int
+
+
+@dataclass(frozen=True, slots=True)
+class DashboardStats:
+    """Counts, rates and chart data for the Overview page. Rates are None when undefined (0/0)."""
+
+    counts: StoreCounts
+    acceptance_rate: float | None  # accepted / (accepted + rejected)
+    valid_rate: float | None  # valid / proposals
+    mean_span_f1: float | None
+    decisions_per_day: tuple[tuple[date, str, int], ...]  # (day, action, events) incl. undo
+    acceptance_by_tool_language: tuple[tuple[str, str, int, int], ...]  # tool, lang, acc, rej
+    span_f1_histogram: tuple[tuple[float, float, int], ...]  # [lo, hi) buckets, last one closed
+    tool_confusion: tuple[tuple[str, str, int], ...]  # reference tool, proposed tool|"invalid", n
+    reject_mutation_kinds: tuple[tuple[str, int], ...]
+    reject_error_kinds: tuple[tuple[str, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["decisions_per_day"] = [
+            {"day": day.isoformat(), "action": action, "count": n}
+            for day, action, n in self.decisions_per_day
+        ]
+        d["acceptance_by_tool_language"] = [
+            {"tool": t, "language": lang, "accepted": a, "rejected": r}
+            for t, lang, a, r in self.acceptance_by_tool_language
+        ]
+        d["span_f1_histogram"] = [
+            {"lo": lo, "hi": hi, "count": n} for lo, hi, n in self.span_f1_histogram
+        ]
+        d["tool_confusion"] = [
+            {"reference_tool": r, "proposed_tool": p, "count": n} for r, p, n in self.tool_confusion
+        ]
+        d["reject_mutation_kinds"] = [
+            {"kind": k, "count": n} for k, n in self.reject_mutation_kinds
+        ]
+        d["reject_error_kinds"] = [{"kind": k, "count": n} for k, n in self.reject_error_kinds]
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRow:
+    """One item leaving the store: a blueprint with a call (a proposal's, or its reference call)."""
+
+    blueprint_id: str
+    intent: str
+    intent_hash: str
+    content_hash: str
+    corpus: str
+    language: str
+    tool: str
+    call_json: str | None  # None for an invalid proposal (pairs' rejected side only)
+    call_hash: str | None
+    raw_text: str
+    proposal_id: str | None  # None for the reference call
+    action: str | None  # the proposal's current decision; None for the reference call
+    engine: str | None
+    model: str | None
+    grade: Mapping[str, Any] | None
+    reward: float | None
+    decision: Mapping[str, Any] | None  # provenance of the accept/reject event

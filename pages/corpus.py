@@ -1,0 +1,178 @@
+"""Corpus: browse a corpus's files, run an ad-hoc rg / ast-grep call, see the hits in the files, and
+start a blueprint from the call."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from codesearch_core import corpus, studio
+from codesearch_core.models import RunResult
+from codesearch_core.runner import run_tool_call
+from codesearch_core.studio_code import Mark, Tone, file_tree, marked_window_html, render_lines_html
+from pages import _shared
+
+_shared.ensure_routed(_shared.PAGE_CORPUS)
+
+#: The file open in the viewer, and the last ad-hoc search: {"corpus", "call", "result"}.
+OPEN_FILE = "corpus_open_file"
+LAST_SEARCH = "corpus_last_search"
+MAX_TREE_ENTRIES = 400
+ADHOC_TIMEOUT_S = 10.0
+ADHOC_MAX_FINDINGS = 2000
+
+st.title("Corpus")
+name = _shared.current_corpus()
+if name is None:
+    st.info("There is no corpus to browse yet: add a directory under the corpora folder.")
+    st.stop()
+
+files = corpus.list_files(name)
+st.caption(f"**{name}** · {len(files)} files · `{corpus.corpus_root(name)}`")
+
+# --- search -------------------------------------------------------------------------------------
+
+with st.container(border=True):
+    st.subheader("Search this corpus", anchor=False)
+    last = st.session_state.get(LAST_SEARCH)
+    result_for_corpus: RunResult | None = None
+    if last and last["corpus"] == name:
+        result_for_corpus = last["result"]
+    form = _shared.call_editor("adhoc", last["call"] if last else None)
+    run_col, draft_col, _ = st.columns([1, 2, 4])
+    clicked = run_col.button(
+        "Run", type="primary", icon=":material/play_arrow:", disabled=form.parsed is None,
+        shortcut="Ctrl+Enter", key="adhoc_run",
+    )  # fmt: skip
+    if clicked and form.parsed is not None:
+        with _shared.shown_errors("The call cannot run: "), st.spinner("Searching…"):
+            result = run_tool_call(
+                form.parsed,
+                corpus.corpus_root(name),
+                timeout_s=ADHOC_TIMEOUT_S,
+                max_findings=ADHOC_MAX_FINDINGS,
+            )
+            st.session_state[LAST_SEARCH] = {"corpus": name, "call": form.call, "result": result}
+            result_for_corpus = result
+    if result_for_corpus is not None and draft_col.button(
+        "Start a blueprint from this call", icon=":material/add_task:", key="adhoc_to_blueprint"
+    ):
+        call = st.session_state[LAST_SEARCH]["call"]
+        draft = studio.draft_from_run(name, call, result_for_corpus.findings)
+        _shared.go_to(_shared.PAGE_BLUEPRINTS, **{_shared.BLUEPRINT_DRAFT: draft})
+
+hits_by_file: dict[str, list[Mark]] = {}
+if result_for_corpus is not None:
+    result = result_for_corpus
+    if not result.ok:
+        kind = result.error_kind.value if result.error_kind else "error"
+        st.error(f"**{kind}**: {result.error}", icon=":material/error:")
+    else:
+        files_hit = sorted({f.path for f in result.findings})
+        note = " (cut at the limit)" if result.truncated else ""
+        st.success(
+            f"{len(result.findings)} findings{note} in {len(files_hit)} files · "
+            f"{result.elapsed_s * 1000:.0f} ms",
+            icon=":material/search:",
+        )
+        for f in result.findings:
+            hits_by_file.setdefault(f.path, []).append(
+                Mark(f.start_line, f.end_line, Tone.MATCH, f.start_col, f.end_col)
+            )
+        if result.findings:
+            table = pd.DataFrame(
+                [
+                    {
+                        "path": f.path,
+                        "lines": f"{f.start_line}"
+                        if f.start_line == f.end_line
+                        else f"{f.start_line}-{f.end_line}",
+                        "text": f.text.strip().splitlines()[0][:160] if f.text.strip() else "",
+                    }
+                    for f in result.findings
+                ]
+            )
+            picked = st.dataframe(
+                table, hide_index=True, on_select="rerun", selection_mode="single-row",
+                key="adhoc_findings", height=min(38 + 35 * len(table), 300),
+            )  # fmt: skip
+            rows = picked.selection.rows if picked else []
+            if rows:
+                chosen = result.findings[rows[0]]
+                # Open the file once per new pick, so browsing elsewhere is not pulled back.
+                if st.session_state.get("corpus_picked_finding") != rows[0]:
+                    st.session_state["corpus_picked_finding"] = rows[0]
+                    st.session_state[OPEN_FILE] = chosen.path
+                with _shared.shown_errors():
+                    lines = _shared.lines_of(name, chosen.path)
+                    mark = Mark(
+                        chosen.start_line, chosen.end_line, Tone.MATCH,
+                        chosen.start_col, chosen.end_col,
+                    )  # fmt: skip
+                    st.html(marked_window_html(lines, mark, context=6, title=chosen.path))
+        if result.argv:
+            with st.expander("Command line"):
+                st.code(" ".join(result.argv), language="bash", wrap_lines=True)
+
+# --- browse -------------------------------------------------------------------------------------
+
+st.subheader("Files", anchor=False)
+tree_col, view_col = st.columns([1, 3], gap="medium")
+with tree_col:
+    query = st.text_input(
+        "Filter", placeholder="part of a path", key="corpus_filter", label_visibility="collapsed"
+    )
+    shown = [f for f in files if query.lower() in f.lower()] if query else files
+    if hits_by_file and st.toggle("Only files with hits", key="corpus_only_hits"):
+        shown = [f for f in shown if f in hits_by_file]
+    entries = file_tree(shown[:MAX_TREE_ENTRIES])
+    if len(shown) > MAX_TREE_ENTRIES:
+        st.caption(f"Showing {MAX_TREE_ENTRIES} of {len(shown)} files: filter to narrow.")
+    labels = {
+        e.path: "\u2003" * e.depth
+        + (f"📁 {e.name}" if e.is_dir else f"📄 {e.name}")
+        + (f" · {len(hits_by_file[e.path])} hits" if e.path in hits_by_file else "")
+        for e in entries
+    }
+    options = list(labels)
+    current = st.session_state.get(OPEN_FILE)
+    if current not in labels:
+        current = next((e.path for e in entries if not e.is_dir), None)
+    with st.container(height=560, border=False):
+        if options:
+            picked_path = st.radio(
+                "Files", options, index=options.index(current) if current in options else 0,
+                format_func=labels.__getitem__, label_visibility="collapsed",
+                key=f"corpus_tree:{name}:{query}:{current}",
+            )  # fmt: skip
+            st.session_state[OPEN_FILE] = picked_path
+        else:
+            st.caption("No file matches.")
+
+with view_col:
+    path = st.session_state.get(OPEN_FILE)
+    if path and path.endswith("/"):
+        inside = [f for f in files if f.startswith(path)]
+        st.markdown(f"**{path}** · {len(inside)} files")
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "file": [f.removeprefix(path) for f in inside],
+                    "language": [corpus.highlight_language(f) for f in inside],
+                }
+            ),
+            hide_index=True,
+        )
+    elif path:
+        with _shared.shown_errors():
+            lines = _shared.lines_of(name, path)
+            marks = hits_by_file.get(path, [])
+            language = corpus.highlight_language(path)
+            st.markdown(
+                f"**{path}** · {language} · {len(lines)} lines"
+                + (f" · :orange[{len(marks)} hits]" if marks else "")
+            )
+            if marks and st.toggle("Mark the hits", value=True, key="corpus_mark_hits"):
+                st.html(render_lines_html(lines, marks=marks, max_height_px=560))
+            else:
+                st.code("\n".join(lines), language=language, line_numbers=True, height=560)

@@ -1,0 +1,123 @@
+"""Export: curated items out of the store as xLAM, chat (SFT) or preference-pair JSONL, previewed,
+counted, downloaded or written to a path with a manifest beside it."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import streamlit as st
+
+from codesearch_core import config
+from codesearch_core.errors import CodesearchError
+from codesearch_core.export import ExportFormat, export, preview
+from codesearch_core.models import ToolName
+from codesearch_core.store_types import DecisionState, QueueFilters
+from pages import _shared
+
+_shared.ensure_routed(_shared.PAGE_EXPORT)
+
+ANY = "any"
+FORMATS = {
+    ExportFormat.XLAM.value: "xLAM (function calling)",
+    ExportFormat.CHAT.value: "Chat / SFT (messages + tool_calls)",
+    ExportFormat.PAIRS.value: "Preference pairs (DPO)",
+}
+LAST_MANIFEST = "export_manifest"
+PREVIEW_RECORDS = 3
+
+store = _shared.get_store()
+st.title("Export")
+
+fmt_value = st.segmented_control(
+    "Format", list(FORMATS), format_func=FORMATS.__getitem__, default=ExportFormat.XLAM.value,
+    key="ex:format", required=True,
+)  # fmt: skip
+fmt = ExportFormat(fmt_value or ExportFormat.XLAM.value)
+
+with st.container(border=True):
+    f1, f2, f3, f4, f5 = st.columns(5)
+    tool = f1.selectbox("Tool", [ANY, *(t.value for t in ToolName)], key="ex:tool")
+    language = f2.text_input("Language", key="ex:language", placeholder="any")
+    tag = f3.text_input("Tag", key="ex:tag", placeholder="any")
+    engine = f4.text_input("Engine", key="ex:engine", placeholder="any")
+    min_f1 = float(f5.slider("Min span F1", 0.0, 1.0, 0.0, step=0.05, key="ex:min_f1"))
+    o1, o2 = st.columns(2)
+    with_meta = o1.toggle("With metadata (hashes, grades, decision provenance)", key="ex:meta")
+    include_reference = o2.toggle(
+        "Also the reference call of each blueprint (gold items)", key="ex:reference",
+        disabled=fmt is ExportFormat.PAIRS,
+    )  # fmt: skip
+filters = QueueFilters(
+    tool=None if tool == ANY else tool,
+    language=language.strip() or None,
+    tag=tag.strip() or None,
+    engine=engine.strip() or None,
+    min_f1=min_f1 or None,
+)
+include_reference = include_reference and fmt is not ExportFormat.PAIRS
+
+accepted = store.review_queue(replace(filters, decision=DecisionState.ACCEPTED), limit=0).total
+rejected = store.review_queue(replace(filters, decision=DecisionState.REJECTED), limit=0).total
+k1, k2, k3 = st.columns(3)
+k1.metric("Accepted items", f"{accepted:,}")
+k2.metric("Rejected items", f"{rejected:,}", help="the rejected side of preference pairs")
+if fmt is ExportFormat.PAIRS:
+    k3.metric(
+        "Pairs", f"{rejected:,}", help="one per rejected item, when its blueprint has a chosen call"
+    )
+else:
+    k3.metric("Records", f"{accepted:,}" + (" + gold" if include_reference else ""))
+
+st.subheader("Preview", anchor=False)
+with _shared.shown_errors():
+    first = preview(store, fmt, filters, limit=PREVIEW_RECORDS, with_meta=with_meta,
+                    include_reference=include_reference)  # fmt: skip
+    if not first:
+        st.info("Nothing to export with these filters: accept some items on the Review page "
+                "(or include the reference calls).", icon=":material/info:")  # fmt: skip
+    for i, record in enumerate(first, start=1):
+        with st.expander(f"Record {i}", expanded=i == 1):
+            st.json(record)
+
+st.subheader("Write", anchor=False)
+default_path = config.exports_dir() / f"{fmt.value}.jsonl"
+w1, w2, w3 = st.columns([4, 1, 1])
+out = w1.text_input("Path", value=str(default_path), key=f"ex:path:{fmt.value}",
+                    label_visibility="collapsed")  # fmt: skip
+if w2.button(
+    "Write to path", type="primary", icon=":material/save:", key="ex:write", width="stretch"
+):
+    try:
+        manifest = export(store, fmt, Path(out), filters=filters, with_meta=with_meta,
+                          include_reference=include_reference)  # fmt: skip
+        st.session_state[LAST_MANIFEST] = manifest.to_dict()
+    except (CodesearchError, OSError) as err:
+        st.error(f"Not written: {err}", icon=":material/error:")
+
+
+def _export_bytes() -> bytes:
+    # Runs when the button is clicked (deferred): the export is built then, not on every rerun.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{fmt.value}.jsonl"
+        export(store, fmt, path, filters=filters, with_meta=with_meta,
+               include_reference=include_reference)  # fmt: skip
+        return path.read_bytes()
+
+
+w3.download_button("Download", data=_export_bytes, file_name=f"{fmt.value}.jsonl",
+                   mime="application/jsonl", icon=":material/download:", width="stretch",
+                   key="ex:download")  # fmt: skip
+
+manifest_dict = st.session_state.get(LAST_MANIFEST)
+if manifest_dict:
+    st.success(f"Wrote **{manifest_dict['rows']:,}** records ({manifest_dict['bytes']:,} bytes) to "
+               f"`{manifest_dict['path']}`", icon=":material/task_alt:")  # fmt: skip
+    st.markdown("**Manifest**")
+    st.json(manifest_dict, expanded=True)
+    written = Path(manifest_dict["path"])
+    if written.is_file():
+        st.download_button("Download the written file", data=written.read_bytes(),
+                           file_name=written.name, mime="application/jsonl",
+                           key="ex:download_written")  # fmt: skip

@@ -1,0 +1,249 @@
+"""Propose: pick blueprints and an engine, make proposals, store them as they arrive, then execute
+and grade them (verify)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from codesearch_core import corpus, studio
+from codesearch_core.engines import MutationEngine, OpenAIEngine, OpenAISettings, SamplingSettings
+from codesearch_core.engines.base import Engine
+from codesearch_core.engines.presets import PRESETS
+from codesearch_core.errors import CodesearchError
+from codesearch_core.models import Blueprint, ToolName
+from codesearch_core.store_types import BlueprintFilters, QueueFilters
+from codesearch_core.verify import VerifyProgress, verify_pending
+from pages import _shared
+
+_shared.ensure_routed(_shared.PAGE_PROPOSE)
+
+ANY = "any"
+KINDS = {
+    "mutations": "Mutations (built in)",
+    "vllm": "vLLM in this process",
+    "openai": "OpenAI-compatible server",
+    "import": "Upload proposals JSONL",
+}
+LAST_RUN = "propose_last_run"  # what the last run did, shown after a rerun (or a stop)
+#: Below this many pending proposals verification runs inline: a process pool costs more to start.
+INLINE_VERIFY_BELOW = 200
+
+store = _shared.get_store()
+st.title("Propose")
+
+
+def _verify(progress_text: str = "Executing and grading") -> None:
+    """Execute and grade every pending proposal, with a progress bar; results stored as they come."""
+    counts = store.counts()
+    pending = counts.proposals - counts.executed
+    if pending <= 0:
+        return
+    bar = st.progress(0.0, text=f"{progress_text}: 0 of {pending}")
+
+    def on_progress(p: VerifyProgress) -> None:
+        total = p.total or pending
+        bar.progress(min(p.done / max(total, 1), 1.0), text=f"{progress_text}: {p.done} of {total}")
+
+    report = verify_pending(
+        store, workers=1 if pending < INLINE_VERIFY_BELOW else None, on_progress=on_progress
+    )
+    bar.empty()
+    st.session_state[LAST_RUN] = {
+        **st.session_state.get(LAST_RUN, {}),
+        "verified": report.count,
+        "verify_errors": report.errors,
+        "mean_f1": report.mean_f1,
+    }
+
+
+# --- blueprints ---------------------------------------------------------------------------------
+
+st.subheader("1 · Blueprints", anchor=False)
+chosen_ids: list[str] | None = st.session_state.get(_shared.PROPOSE_SELECTION)
+blueprints: list[Blueprint]
+if chosen_ids:
+    blueprints = store.get_blueprints(chosen_ids)
+    c1, c2 = st.columns([4, 1])
+    c1.info(f"{len(blueprints)} blueprints selected on the Blueprints page: "
+            + ", ".join(f"`{b.id}`" for b in blueprints[:8])
+            + (" …" if len(blueprints) > 8 else ""), icon=":material/checklist:")  # fmt: skip
+    if c2.button("Use filters instead", icon=":material/filter_list:"):
+        st.session_state.pop(_shared.PROPOSE_SELECTION, None)
+        st.rerun()
+else:
+    f1, f2, f3, f4, f5 = st.columns([2, 1, 1, 1, 1])
+    text = f1.text_input("Intent contains", key="pf:text", placeholder="any")
+    corpus_name = f2.selectbox("Corpus", [ANY, *corpus.list_corpora()], key="pf:corpus")
+    tool = f3.selectbox("Tool", [ANY, *(t.value for t in ToolName)], key="pf:tool")
+    tag = f4.text_input("Tag", key="pf:tag", placeholder="any")
+    limit = int(f5.number_input("At most", 1, 100_000, 1000, step=100, key="pf:limit"))
+    filters = BlueprintFilters(
+        text=text.strip() or None,
+        corpus=None if corpus_name == ANY else corpus_name,
+        tool=None if tool == ANY else tool,
+        tag=tag.strip() or None,
+    )
+    blueprints = studio.all_blueprints(store, filters, limit=limit)
+    st.caption(f"{len(blueprints)} blueprints match.")
+
+# --- engine -------------------------------------------------------------------------------------
+
+st.subheader("2 · Engine", anchor=False)
+kind = st.segmented_control(
+    "Engine", list(KINDS), format_func=KINDS.__getitem__, default="mutations", key="pe:kind",
+    required=True, label_visibility="collapsed",
+)  # fmt: skip
+engine: Engine | None = None
+n = 1
+sampling: SamplingSettings | None = None
+chunk_size = 32
+upload = None
+
+with st.container(border=True):
+    if kind == "mutations":
+        st.caption("Plausible wrong calls made from each reference call (dropped pcre2, swapped "
+                   "file type, regex instead of structure, …): hard negatives, no model needed.")  # fmt: skip
+        n = int(st.number_input("Mutations per blueprint", 1, 12, 3, key="pe:mut_n"))
+        engine = MutationEngine()
+        chunk_size = 64
+    elif kind == "vllm":
+        presets = {p.hf_id: p for p in PRESETS}
+        m1, m2 = st.columns([3, 2])
+        preset_id = m1.selectbox(
+            "Model", [*presets, "other"], key="pe:vllm_preset",
+            format_func=lambda k: "Other (a Hugging Face id or a local directory)" if k == "other"
+            else f"{k} · {presets[k].params_b:g}B · {presets[k].context_tokens:,} tokens",
+        )  # fmt: skip
+        model = preset_id
+        if preset_id == "other":
+            model = m2.text_input("Model id or path", key="pe:vllm_model").strip()
+        else:
+            m2.caption(presets[preset_id].notes)
+        v1, v2, v3, v4 = st.columns(4)
+        tp = int(v1.number_input("Tensor parallel", 1, 8, 2, key="pe:vllm_tp"))
+        max_len = int(v2.number_input("Max model len", 256, 1_048_576, 4096, step=1024,
+                                      key="pe:vllm_len"))  # fmt: skip
+        gpu_util = float(v3.slider("GPU memory", 0.1, 1.0, 0.9, key="pe:vllm_gpu"))
+        eager = v4.toggle("Eager (no CUDA graphs)", key="pe:vllm_eager")
+        s1, s2, s3, s4 = st.columns(4)
+        temperature = float(s1.slider("Temperature", 0.0, 2.0, 0.7, key="pe:t"))
+        top_p = float(s2.slider("Top p", 0.05, 1.0, 0.95, key="pe:top_p"))
+        n = int(s3.number_input("Samples per blueprint (n)", 1, 16, 1, key="pe:n"))
+        max_tokens = int(s4.number_input("Max tokens", 16, 4096, 512, key="pe:max_tokens"))
+        sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens)
+        chunk_size = 64
+        if not _shared.vllm_installed():
+            st.warning("vLLM is not installed in this environment: `uv sync --extra vllm` on a "
+                       "GPU machine, or use an OpenAI-compatible server.", icon=":material/memory:")  # fmt: skip
+        elif model:
+            settings = _shared.vllm_settings(
+                model=model, tensor_parallel_size=tp, max_model_len=max_len,
+                gpu_memory_utilization=gpu_util, enforce_eager=eager,
+            )  # fmt: skip
+            engine = _shared.vllm_engine_status(settings, load=st.button(
+                "Load the model", icon=":material/memory:", key="pe:vllm_load"))  # fmt: skip
+    elif kind == "openai":
+        o1, o2 = st.columns([3, 2])
+        urls = o1.text_area("Base URLs (one per line)", "http://127.0.0.1:8000/v1",
+                            key="pe:oa_urls", height=80)  # fmt: skip
+        model = o2.text_input("Model", key="pe:oa_model", placeholder="as the server names it")
+        api_key = o2.text_input("API key", type="password", key="pe:oa_key",
+                                placeholder="optional")  # fmt: skip
+        s1, s2, s3, s4 = st.columns(4)
+        temperature = float(s1.slider("Temperature", 0.0, 2.0, 0.7, key="pe:oa_t"))
+        top_p = float(s2.slider("Top p", 0.05, 1.0, 0.95, key="pe:oa_top_p"))
+        n = int(s3.number_input("Samples per blueprint (n)", 1, 16, 1, key="pe:oa_n"))
+        concurrency = int(s4.number_input("Parallel requests", 1, 64, 8, key="pe:oa_conc"))
+        sampling = SamplingSettings(temperature=temperature, top_p=top_p)
+        chunk_size = 4 * concurrency
+        base_urls = tuple(u.strip() for u in urls.splitlines() if u.strip())
+        with _shared.shown_errors():
+            if model.strip():
+                engine = OpenAIEngine(
+                    OpenAISettings(base_urls=base_urls, model=model.strip(),
+                                   api_key=api_key or None, max_concurrency=concurrency)
+                )  # fmt: skip
+            else:
+                st.caption(":red[Give the model name the server serves.]")
+        if base_urls and st.button("Test the connection", icon=":material/lan:", key="pe:oa_test"):
+            with _shared.shown_errors():
+                served = studio.probe_openai_server(base_urls[0], api_key or None)
+                st.success(f"Reachable; it serves: {', '.join(served) or '(no models listed)'}")
+    else:
+        st.caption("Proposals made elsewhere (e.g. a batch job on a GPU cluster), one JSON object "
+                   "per line with `blueprint_id` and `raw_text` or `call`.")  # fmt: skip
+        upload = st.file_uploader("Proposals JSONL", type=["jsonl", "json", "txt"], key="pe:upload")
+
+# --- run ----------------------------------------------------------------------------------------
+
+st.subheader("3 · Run", anchor=False)
+r1, r2, r3, _ = st.columns([1, 1, 1, 2])
+ready = (engine is not None and bool(blueprints)) or (kind == "import" and upload is not None)
+start = r1.button("Propose", type="primary", icon=":material/play_arrow:", disabled=not ready,
+                  key="propose_start", width="stretch")  # fmt: skip
+# Clicking Stop during a run interrupts it: Streamlit stops the script at its next progress update,
+# after the chunk in hand is stored, and reruns the page (which shows what was done).
+stop = r2.button("Stop", icon=":material/stop:", key="propose_stop", width="stretch")
+verify_now = r3.button("Verify pending", icon=":material/rule:", key="propose_verify",
+                       width="stretch", help="Execute and grade proposals not run yet.")  # fmt: skip
+if stop:
+    st.warning("Stopped. What was proposed before the stop is stored; verify it below.",
+               icon=":material/stop_circle:")  # fmt: skip
+
+if start:
+    try:
+        if kind == "import" and upload is not None:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / upload.name
+                path.write_bytes(upload.getvalue())
+                report = store.import_proposals_jsonl(path)
+            st.session_state[LAST_RUN] = {"engine": "import", "proposals": report.new + report.existing,
+                                          "new": report.new}  # fmt: skip
+        elif engine is not None:
+            st.session_state[_shared.ENGINE] = {
+                "kind": kind, "label": f"{KINDS[kind]} · {engine.model}", "name": engine.name,
+            }  # fmt: skip
+            bar = st.progress(0.0, text="Proposing…")
+            st.session_state[LAST_RUN] = {"engine": engine.name}
+
+            def on_chunk(p: studio.ProposeProgress) -> None:
+                st.session_state[LAST_RUN] = {"engine": engine.name if engine else "",
+                                              "proposals": p.proposals, "new": p.new,
+                                              "invalid": p.invalid}  # fmt: skip
+                bar.progress(
+                    p.blueprints_done / max(p.blueprints_total, 1),
+                    text=f"Proposing: {p.blueprints_done} of {p.blueprints_total} blueprints · "
+                    f"{p.proposals} proposals",
+                )
+
+            studio.propose_into_store(store, engine, blueprints, n=n, settings=sampling,
+                                      chunk_size=chunk_size, on_chunk=on_chunk)  # fmt: skip
+            bar.empty()
+        _verify()
+    except CodesearchError as err:
+        st.error(f"The run stopped: {err}\n\nProposals stored before the error are kept.",
+                 icon=":material/error:")  # fmt: skip
+elif verify_now:
+    with _shared.shown_errors():
+        _verify()
+
+last = st.session_state.get(LAST_RUN)
+if last:
+    parts = [f"**{last.get('proposals', 0)}** proposals ({last.get('new', 0)} new)"]
+    if last.get("invalid"):
+        parts.append(f"{last['invalid']} invalid")
+    if "verified" in last:
+        parts.append(f"{last['verified']} executed and graded, mean span F1 {last['mean_f1']:.2f}")
+    st.success("Last run: " + " · ".join(parts), icon=":material/task_alt:")
+counts = store.counts()
+st.caption(f"Store: {counts.proposals} proposals · {counts.proposals - counts.executed} not "
+           f"executed yet · {counts.undecided} undecided")  # fmt: skip
+if counts.undecided and st.button("Review them", icon=":material/fact_check:", key="to_review"):
+    engine_name = (last or {}).get("engine")
+    _shared.go_to(
+        _shared.PAGE_REVIEW,
+        **{_shared.REVIEW_FILTERS: QueueFilters(engine=engine_name or None)},
+    )

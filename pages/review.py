@@ -1,0 +1,345 @@
+"""Review: one proposal at a time against its blueprint, decided with one keystroke.
+
+The item shown is derived from the store (the first undecided item in queue order), so a refresh or a
+second tab resumes where the curator left off; decisions are append-only events, so two curators
+never overwrite each other. The card is a fragment: a decision re-renders the card, not the page.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from codesearch_core import studio
+from codesearch_core.engines.import_engine import ENGINE_NAME as IMPORT_ENGINE
+from codesearch_core.engines.mutations import ENGINE_NAME as MUTATIONS_ENGINE
+from codesearch_core.engines.openai_engine import ENGINE_NAME as OPENAI_ENGINE
+from codesearch_core.engines.vllm_engine import ENGINE_NAME as VLLM_ENGINE
+from codesearch_core.errors import CodesearchError
+from codesearch_core.models import DecisionAction, ToolName
+from codesearch_core.schemas import AST_GREP_LANGUAGES
+from codesearch_core.store_types import DecisionState, QueueFilters, ReviewItem
+from codesearch_core.studio_code import marked_window_html
+from codesearch_core.studio_diff import Change, FindingStatus, call_diff
+from pages import _shared
+
+_shared.ensure_routed(_shared.PAGE_REVIEW)
+
+CURRENT = "review_current"  # the proposal id on the card
+UNDO_STACK = "review_undo_stack"  # ids this session decided, newest last
+FLASH = "review_flash"  # a message for the next render of the card: (kind, text)
+MAX_FINDING_ROWS = 40
+ANY = "any"
+
+store = _shared.get_store()
+st.title("Review")
+
+# --- queue filters ------------------------------------------------------------------------------
+
+filters: QueueFilters = st.session_state.get(_shared.REVIEW_FILTERS) or QueueFilters()
+if st.session_state.get("rf:applied") != filters:
+    # Filters set elsewhere (an Overview chart) are loaded into the widgets once.
+    st.session_state.update(
+        {
+            "rf:tool": filters.tool or ANY,
+            "rf:language": filters.language or ANY,
+            "rf:tag": filters.tag or "",
+            "rf:engine": filters.engine or ANY,
+            "rf:decision": DecisionState(filters.decision).value,
+            "rf:graded": filters.min_f1 is not None or filters.max_f1 is not None,
+            "rf:f1": (
+                filters.min_f1 if filters.min_f1 is not None else 0.0,
+                filters.max_f1 if filters.max_f1 is not None else 1.0,
+            ),
+        }
+    )
+
+with st.expander("Queue filters", icon=":material/filter_list:", expanded=False):
+    c1, c2, c3, c4, c5 = st.columns(5)
+    tool = c1.selectbox("Reference tool", [ANY, *(t.value for t in ToolName)], key="rf:tool")
+    language = c2.selectbox(
+        "Language", [ANY, *AST_GREP_LANGUAGES, "text"], key="rf:language", accept_new_options=True
+    )
+    tag = c3.text_input("Tag", key="rf:tag", placeholder="e.g. react")
+    engine = c4.selectbox(
+        "Engine",
+        [ANY, MUTATIONS_ENGINE, VLLM_ENGINE, OPENAI_ENGINE, IMPORT_ENGINE, studio.EDIT_ENGINE],
+        key="rf:engine",
+        accept_new_options=True,
+    )
+    decision = c5.selectbox(
+        "Decision", [d.value for d in DecisionState], key="rf:decision", help="undecided: to do"
+    )
+    g1, g2 = st.columns([1, 4])
+    graded = g1.toggle("By span F1", key="rf:graded", help="Only graded items in this range.")
+    f1_range = g2.slider("Span F1", 0.0, 1.0, step=0.05, key="rf:f1", disabled=not graded)
+
+new_filters = QueueFilters(
+    tool=None if tool == ANY else tool,
+    language=None if language == ANY else language,
+    tag=tag.strip() or None,
+    engine=None if engine == ANY else engine,
+    decision=DecisionState(decision),
+    min_f1=float(f1_range[0]) if graded else None,
+    max_f1=float(f1_range[1]) if graded else None,
+)
+if new_filters != filters:
+    # Other filters: the card starts again from the first matching item.
+    st.session_state.pop(CURRENT, None)
+st.session_state[_shared.REVIEW_FILTERS] = new_filters
+st.session_state["rf:applied"] = new_filters
+filters = new_filters
+active = {k: v for k, v in filters.to_dict().items() if k != "decision"}
+if active:
+    st.caption("Filtered by " + ", ".join(f"**{k}** = `{v}`" for k, v in active.items()))
+
+
+# --- actions (callbacks: they run before the card re-renders) -----------------------------------
+
+
+def _decide(item_id: str, action: DecisionAction) -> None:
+    who = _shared.reviewer()
+    note = str(st.session_state.get(f"note:{item_id}", "")).strip()
+    reason = ""
+    if action is DecisionAction.REJECT:
+        reason = str(st.session_state.get(f"reason:{item_id}") or "")
+    try:
+        store.record_decision(item_id, action, who, note=note, reason=reason)
+        st.session_state.setdefault(UNDO_STACK, []).append(item_id)
+        st.session_state[CURRENT] = studio.next_item_id(store, filters, after_id=item_id)
+        st.session_state[FLASH] = ("toast", f"{action.value.capitalize()}ed" if action
+                                   is not DecisionAction.SKIP else "Skipped")  # fmt: skip
+    except CodesearchError as err:
+        st.session_state[FLASH] = ("error", str(err))
+
+
+def _undo(item_id: str | None) -> None:
+    stack: list[str] = st.session_state.setdefault(UNDO_STACK, [])
+    target = stack[-1] if stack else item_id
+    if target is None:
+        return
+    try:
+        store.record_decision(target, DecisionAction.UNDO, _shared.reviewer())
+        if stack:
+            stack.pop()
+        st.session_state[CURRENT] = target
+        st.session_state[FLASH] = ("toast", "Undone: the item is back on the card")
+    except CodesearchError as err:
+        st.session_state[FLASH] = ("error", str(err))
+
+
+def _rerun_edited(item: ReviewItem) -> None:
+    form = st.session_state.get("review_edit:result")
+    if form is None or form.parsed is None:
+        st.session_state[FLASH] = ("error", "Fix the edited call before running it.")
+        return
+    try:
+        new_id = studio.rerun_edited(store, item, form.parsed, _shared.reviewer())
+        st.session_state[CURRENT] = new_id
+        st.session_state[FLASH] = ("toast", "Edited call stored as a new proposal and graded")
+    except CodesearchError as err:
+        st.session_state[FLASH] = ("error", str(err))
+
+
+# --- the card -----------------------------------------------------------------------------------
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def _call_json(call: object) -> str:
+    return json.dumps(call, indent=2, ensure_ascii=False)
+
+
+@st.fragment
+def review_card() -> None:
+    flash = st.session_state.pop(FLASH, None)
+    if flash:
+        kind, text = flash
+        st.toast(text, icon=":material/check:") if kind == "toast" else st.error(text)
+    who = _shared.reviewer()
+    item_id = st.session_state.get(CURRENT)
+    item = store.review_item(item_id) if item_id else None
+    if item is None:
+        item_id = studio.next_item_id(store, filters)
+        st.session_state[CURRENT] = item_id
+        item = store.review_item(item_id) if item_id else None
+    stack = st.session_state.get(UNDO_STACK) or []
+    if item is None:
+        st.success("Nothing to review with these filters.", icon=":material/done_all:")
+        if stack:
+            st.button("Undo last decision", icon=":material/undo:", shortcut="U",
+                      on_click=_undo, args=(None,), key="undo_empty")  # fmt: skip
+        left, right = st.columns(2)
+        if left.button("Make proposals", icon=":material/auto_awesome:"):
+            st.switch_page(_shared.PAGE_PROPOSE)
+        if right.button("Show every item", icon=":material/filter_list_off:"):
+            st.session_state[_shared.REVIEW_FILTERS] = QueueFilters(decision=DecisionState.ANY)
+            st.rerun()
+        return
+
+    bp, stored = item.blueprint, item.proposal
+    proposal = stored.proposal
+    # Position among every item the filters select, decided or not: it does not shift as you go.
+    position, total = store.queue_position(replace(filters, decision=DecisionState.ANY), stored.id)
+    left_to_do = store.review_queue(filters, limit=0).total
+
+    # Header: where we are, and what this item is.
+    head, status = st.columns([3, 2])
+    with head:
+        where = f"Item {position} of {total}" if position else "Item (outside the filters)"
+        st.markdown(f"#### {where} · {left_to_do} {filters.decision.value}")
+        st.caption(
+            f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · {bp.difficulty.value}"
+            + (" · " + " ".join(f"`{t}`" for t in bp.tags) if bp.tags else "")
+        )
+    with status:
+        origin = f"{proposal.engine} · {proposal.model}"
+        if proposal.mutation_kind:
+            origin += f" · mutation **{proposal.mutation_kind}**"
+        if proposal.parent_id:
+            origin += f" · edited from `{proposal.parent_id[:10]}`"
+        st.caption(f"Proposal `{stored.id[:10]}` (#{stored.seq}) · {origin}")
+        if item.decision is not None:
+            d = item.decision
+            st.info(
+                f"Current decision: **{d.action.value}** by {d.reviewer}"
+                + (f" ({d.reason})" if d.reason else ""),
+                icon=":material/history:",
+            )
+    st.markdown(f"> {bp.intent}")
+
+    # The calls.
+    ref_call = bp.reference_call.to_dict()
+    prop_call = proposal.call.to_dict() if proposal.call else None
+    c_prop, c_ref = st.columns(2)
+    with c_prop:
+        st.markdown("**Proposed call**")
+        if prop_call is not None:
+            st.code(_call_json(prop_call), language="json")
+        else:
+            st.code(proposal.raw_text or "(empty output)", language="text", wrap_lines=True)
+    with c_ref:
+        st.markdown("**Reference call**")
+        st.code(_call_json(ref_call), language="json")
+    diff_rows = call_diff(ref_call, prop_call)
+    changed = [r for r in diff_rows if r.change is not Change.SAME]
+    if prop_call is None:
+        st.error(f"**Invalid**: {proposal.error or 'the output is not a tool call'}")
+    elif not changed:
+        st.success("Same call as the reference.", icon=":material/check_circle:")
+    else:
+        colour = {Change.CHANGED: "orange", Change.ADDED: "blue", Change.REMOVED: "red"}
+        st.markdown(
+            "  \n".join(
+                f":{colour[r.change]}-badge[{r.change.value}] `{r.field}`: "
+                f"{r.reference or '∅'} → {r.proposed or '∅'}"
+                for r in changed
+            )
+        )
+    if proposal.repairs:
+        st.caption("Repairs: " + "; ".join(proposal.repairs))
+
+    # Run, grade, findings.
+    run = item.execution
+    if run is None:
+        st.warning(
+            "Not executed yet: run verification on the Propose page.",
+            icon=":material/hourglass_empty:",
+        )
+    else:
+        metrics = st.columns(6)
+        g = item.grade
+        metrics[0].metric("Span F1", _fmt(g.span_f1 if g else None))
+        metrics[1].metric("Precision", _fmt(g.span_precision if g else None))
+        metrics[2].metric("Recall", _fmt(g.span_recall if g else None))
+        metrics[3].metric("File IoU", _fmt(g.file_iou if g else None))
+        metrics[4].metric("Reward", _fmt(item.reward.total if item.reward else None))
+        metrics[5].metric("Findings", len(run.findings), help=f"{run.elapsed_s * 1000:.0f} ms")
+        if item.reward:
+            st.caption(
+                "Reward components: "
+                + " · ".join(f"{k} {v:+.2f}" for k, v in item.reward.components.items())
+            )
+        if not run.ok:
+            st.error(f"**{run.error_kind or 'error'}**: {run.error}", icon=":material/error:")
+        if run.truncated:
+            st.warning("The findings were cut at the limit.")
+        rows = studio.finding_rows_for(item) or ()
+        counts = {s: sum(r.status is s for r in rows) for s in FindingStatus}
+        st.markdown(
+            f"**Findings** · :green-badge[{counts[FindingStatus.HIT]} hit] "
+            f":red-badge[{counts[FindingStatus.MISS]} miss] "
+            f":orange-badge[{counts[FindingStatus.EXTRA]} extra]"
+        )
+        shown = rows if len(rows) <= MAX_FINDING_ROWS else rows[:MAX_FINDING_ROWS]
+        for row in shown:
+            title = f"{row.status.value.upper()} · {row.path} · {row.lines_label}"
+            try:
+                lines = _shared.lines_of(bp.corpus, row.path)
+            except CodesearchError as err:
+                st.caption(f"{title}: {err}")
+                continue
+            st.html(marked_window_html(lines, row.mark, context=2, max_lines=16, title=title))
+        if len(rows) > MAX_FINDING_ROWS:
+            st.caption(f"…and {len(rows) - MAX_FINDING_ROWS} more rows.")
+
+    # Decide.
+    st.divider()
+    n1, n2 = st.columns([3, 2])
+    n1.text_input("Note (optional)", key=f"note:{stored.id}", placeholder="why, for the record")
+    n2.selectbox(
+        "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
+        placeholder="pick one when rejecting",
+    )  # fmt: skip
+    if not who:
+        st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
+                   icon=":material/badge:")  # fmt: skip
+    b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 2])
+    b1.button("Accept", type="primary", icon=":material/check:", shortcut="A", disabled=not who,
+              on_click=_decide, args=(stored.id, DecisionAction.ACCEPT), key="accept",
+              width="stretch")  # fmt: skip
+    b2.button("Reject", icon=":material/close:", shortcut="X", disabled=not who,
+              on_click=_decide, args=(stored.id, DecisionAction.REJECT), key="reject",
+              width="stretch")  # fmt: skip
+    b3.button("Skip", icon=":material/skip_next:", shortcut="S", disabled=not who,
+              on_click=_decide, args=(stored.id, DecisionAction.SKIP), key="skip",
+              width="stretch")  # fmt: skip
+    can_undo = bool(who) and (bool(stack) or item.decision is not None)
+    b4.button("Undo", icon=":material/undo:", shortcut="U", disabled=not can_undo,
+              on_click=_undo, args=(stored.id,), key="undo", width="stretch")  # fmt: skip
+
+    with st.expander("Edit the call and re-run", icon=":material/edit:"):
+        st.caption("The edited call is stored as a new proposal (its parent is this one), executed "
+                   "and graded; the card then shows it so you can accept it.")  # fmt: skip
+        result = _shared.call_editor("review_edit", prop_call or ref_call)
+        st.session_state["review_edit:result"] = result
+        st.button("Run the edited call", icon=":material/play_arrow:",
+                  disabled=result.parsed is None or not who, on_click=_rerun_edited,
+                  args=(item,), key="rerun_edited")  # fmt: skip
+    with st.expander("History and raw output", icon=":material/history:"):
+        if item.history:
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "when (UTC)": e.ts, "action": e.action.value, "reviewer": e.reviewer,
+                            "reason": e.reason, "note": e.note, "undone": e.undone,
+                        }
+                        for e in item.history
+                    ]
+                ),
+                hide_index=True,
+            )  # fmt: skip
+        else:
+            st.caption("No decisions yet.")
+        st.code(proposal.raw_text, language="json", wrap_lines=True)
+        if run is not None and run.stderr:
+            st.code(run.stderr, language="text")
+
+
+review_card()
