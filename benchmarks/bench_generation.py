@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     from codesearch_core.engines.base import SamplingSettings
     from codesearch_core.engines.prompt import build_messages
     from codesearch_core.engines.vllm_engine import VllmSettings, _sampling_params, get_vllm_engine
+    from codesearch_core.models import Blueprint
 
     with tempfile.TemporaryDirectory(prefix="bench-generation-") as tmp:
         model = args.model
@@ -79,28 +80,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"engine up in {time.perf_counter() - started:.1f}s: {model} tp={args.tp}")
 
         seeds = load_seed_blueprints()
-        blueprints = [
-            replace(
-                seeds[i % len(seeds)],
-                id=f"bench-{i}",
-                intent=f"{seeds[i % len(seeds)].intent} (#{i})",
-            )
-            for i in range(args.batch)
-        ]
+
+        def intents(mode: str) -> list[Blueprint]:
+            # Each mode gets its own intents: vLLM's prefix cache would otherwise hand the later
+            # modes the earlier ones' prompts for free. The shared system prompt stays cached for
+            # all of them, as it does in real use.
+            cycled = [seeds[i % len(seeds)] for i in range(args.batch)]
+            return [
+                replace(seed, id=f"{mode}-{i}", intent=f"{seed.intent} ({mode} #{i})")
+                for i, seed in enumerate(cycled)
+            ]
+
         sampling = SamplingSettings(temperature=0.8, max_tokens=args.max_tokens, seed=1234)
-        engine.propose(blueprints[:2], n=args.n, settings=sampling)  # warm-up: grammar compile
+        engine.propose(intents("warm-up")[:2], n=args.n, settings=sampling)
 
         t0 = time.perf_counter()
-        batched = engine.propose(blueprints, n=args.n, settings=sampling)
+        batched = engine.propose(intents("batched"), n=args.n, settings=sampling)
         t_batched = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         sequential = [
-            p for b in blueprints for p in engine.propose([b], n=args.n, settings=sampling)
+            p
+            for b in intents("sequential")
+            for p in engine.propose([b], n=args.n, settings=sampling)
         ]
         t_sequential = time.perf_counter() - t0
 
-        conversations = [build_messages(b.intent) for b in blueprints]
+        conversations = [build_messages(b.intent) for b in intents("bare")]
         t0 = time.perf_counter()
         bare = engine._llm.chat(conversations, _sampling_params(args.n, sampling), use_tqdm=False)
         t_bare = time.perf_counter() - t0

@@ -9,7 +9,8 @@ repetition verifies fresh, identical stores with `verify_pending` (what `codesea
 store reads, worker pool, every result written in its own transaction) with 1 worker and with
 `--workers` (default: all cores), interleaved, and prints calls per second, the speed-up (goal >= 1.8x
 on 2 cores) and the time to the first result (pool start-up). Measured in the same run, for scale:
-- the same pool without the store (`verify_many`), to show what the store writes cost;
+- the same pool without the store (`verify_many`), and the store's writes alone (the outcomes of
+  that pool recorded one by one), to show where the time goes;
 - the bare tools: every call's argv run with `subprocess.run`, one at a time and in N threads, which
   is the most any verifier can get out of this machine (tool start-up and search, nothing else).
 Writes the table to benchmarks/results/verify.md.
@@ -37,6 +38,7 @@ from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.store import Store
 from codesearch_core.store_rows import proposal_id
 from codesearch_core.verify import (
+    VerifyOutcome,
     VerifyProgress,
     VerifyReport,
     VerifyTask,
@@ -122,7 +124,7 @@ def bare_commands(
 def run_bare(commands: Sequence[tuple[list[str], Path]], threads: int) -> float:
     def one(command: tuple[list[str], Path]) -> None:
         argv, cwd = command
-        subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        subprocess.run(argv, cwd=cwd, capture_output=True, check=False)
 
     started = time.perf_counter()
     if threads == 1:
@@ -163,16 +165,37 @@ def run_store(
     return Sample(seconds, first[0], report)
 
 
-def run_pool(tasks: Sequence[VerifyTask], workers: int) -> Sample:
+def run_pool(tasks: Sequence[VerifyTask], workers: int, keep: list[VerifyOutcome]) -> Sample:
     started = time.perf_counter()
     first = 0.0
-    count = 0
-    for _ in verify_many(tasks, workers=workers):
-        if count == 0:
+    outcomes = []
+    for outcome in verify_many(tasks, workers=workers):
+        if not outcomes:
             first = time.perf_counter() - started
-        count += 1
-    assert count == len(tasks)
-    return Sample(time.perf_counter() - started, first)
+        outcomes.append(outcome)
+    seconds = time.perf_counter() - started
+    assert len(outcomes) == len(tasks)
+    keep[:] = outcomes
+    return Sample(seconds, first)
+
+
+def run_writes(
+    blueprints: Sequence[Blueprint],
+    proposals: Sequence[Proposal],
+    outcomes: Sequence[VerifyOutcome],
+    tmp: Path,
+) -> Sample:
+    """Only the store's part of `codesearch verify`: record outcomes already computed."""
+    path = tmp / f"writes-{time.monotonic_ns()}.duckdb"
+    with Store(path) as store:
+        store.add_blueprints(blueprints)
+        store.add_proposals(list(proposals))
+        started = time.perf_counter()
+        for o in outcomes:
+            store.record_execution_and_grade(o.proposal_id, o.run, o.grade, o.reward)
+        seconds = time.perf_counter() - started
+    path.unlink()
+    return Sample(seconds, 0.0)
 
 
 def median(samples: Sequence[Sample], key: Callable[[Sample], float]) -> float:
@@ -200,22 +223,25 @@ def main() -> None:
     )
 
     samples: dict[str, list[Sample]] = {
-        key: [] for key in ("store1", "storeN", "pool1", "poolN", "bare1", "bareN")
+        key: [] for key in ("store1", "storeN", "pool1", "poolN", "bare1", "bareN", "writes")
     }
+    outcomes: list[VerifyOutcome] = []
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp_name:
         tmp = Path(tmp_name)
         for rep in range(args.repeat):
             samples["store1"].append(run_store(blueprints, proposals, 1, tmp))
             samples["storeN"].append(run_store(blueprints, proposals, n_workers, tmp))
-            samples["pool1"].append(run_pool(tasks, 1))
-            samples["poolN"].append(run_pool(tasks, n_workers))
+            samples["pool1"].append(run_pool(tasks, 1, outcomes))
+            samples["poolN"].append(run_pool(tasks, n_workers, outcomes))
+            samples["writes"].append(run_writes(blueprints, proposals, outcomes, tmp))
             samples["bare1"].append(Sample(run_bare(commands, 1), 0.0))
             samples["bareN"].append(Sample(run_bare(commands, n_workers), 0.0))
             print(
                 f"  rep {rep + 1}: verify {samples['store1'][-1].seconds:.2f}s / "
                 f"{samples['storeN'][-1].seconds:.2f}s, pool {samples['pool1'][-1].seconds:.2f}s / "
                 f"{samples['poolN'][-1].seconds:.2f}s, bare {samples['bare1'][-1].seconds:.2f}s / "
-                f"{samples['bareN'][-1].seconds:.2f}s"
+                f"{samples['bareN'][-1].seconds:.2f}s, store writes alone "
+                f"{samples['writes'][-1].seconds:.2f}s"
             )
     load_end = os.getloadavg()[0]
 
@@ -257,8 +283,13 @@ def main() -> None:
         )
     speedup = secs("store1") / secs("storeN")
     bare_speedup = secs("bare1") / secs("bareN")
+    write_ms = secs("writes") / n * 1000
     lines += [
         "",
+        f"- the store's part alone (`record_execution_and_grade` of {n} computed outcomes, one "
+        f"transaction each, in this process): {write_ms:.1f} ms per outcome, "
+        f"{n / secs('writes'):.1f} outcomes/s. The command cannot record faster than that, "
+        "whatever the number of workers.",
         f"- `codesearch verify` speed-up with {n_workers} workers: {speedup:.2f}x "
         + (
             f"(goal >= {GOAL_SPEEDUP_2_CORES}x on 2 cores: "

@@ -303,7 +303,8 @@ def export(
         counter=counter,
     )
     result = write_jsonl_atomic(out_path, stream)
-    exported_filters = replace(filters, decision=DecisionState.ANY).to_dict()
+    # The decision filter does not apply: exports take accepted (and, for pairs, rejected) items.
+    exported_filters = {k: v for k, v in filters.to_dict().items() if k != "decision"}
     manifest = Manifest(
         format=fmt.value,
         path=str(out_path),

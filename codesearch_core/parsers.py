@@ -118,13 +118,14 @@ _AG_DECODER: Final[msgspec.json.Decoder[_AgMatch]] = msgspec.json.Decoder(_AgMat
 _T = TypeVar("_T")
 
 
-def _norm_path(path: str) -> str:
+def strip_dot_slash(path: str) -> str:
+    """`./a/b.py` -> `a/b.py`: how tools print paths under an explicit `.` argument."""
     while path.startswith("./"):
         path = path[2:]
     return path
 
 
-def _lossy(b64: str) -> bytes:
+def _b64(b64: str) -> bytes:
     return base64.b64decode(b64)
 
 
@@ -176,8 +177,8 @@ def _rg_general(
 def _rg_path(data: _RgData) -> str:
     raw = data.text
     if raw is None:
-        raw = _lossy(data.bytes or "").decode("utf-8", "replace")
-    return _norm_path(raw)
+        raw = _b64(data.bytes or "").decode("utf-8", "replace")
+    return strip_dot_slash(raw)
 
 
 def ripgrep_findings(
@@ -215,7 +216,7 @@ def ripgrep_findings(
                     )
                 )  # fmt: skip
             continue
-        raw = text.encode("utf-8") if text is not None else _lossy(data.lines.bytes or "")
+        raw = text.encode("utf-8") if text is not None else _b64(data.lines.bytes or "")
         _rg_general(path, raw, line_number, offset, data.submatches, append)
     return path
 
@@ -233,7 +234,7 @@ def _ast_grep_finding(m: _AgMatch, language: str | None) -> Finding:
         end_line = end.line
         end_col = (len(body) - nl - 1 if nl >= 0 else start.column + len(body)) + 2
     return Finding(
-        _norm_path(m.file),
+        strip_dot_slash(m.file),
         start.line + 1,
         start.column + 1,
         end_line,

@@ -30,7 +30,12 @@ from codesearch_core.argv import ArgvError, ripgrep_files_argv, tool_argv
 from codesearch_core.binaries import ToolNotFoundError
 from codesearch_core.errors import CorpusError, ErrorKind
 from codesearch_core.models import Finding, Plan, RunResult, ToolCall, ToolName
-from codesearch_core.parsers import AstGrepParser, RipgrepParser, ToolOutputError
+from codesearch_core.parsers import (
+    AstGrepParser,
+    RipgrepParser,
+    ToolOutputError,
+    strip_dot_slash,
+)
 
 DEFAULT_TIMEOUT_S: Final = 10.0
 DEFAULT_MAX_FINDINGS: Final = 10_000
@@ -39,6 +44,8 @@ _READ_BYTES: Final = 256 * 1024
 # A bigger pipe lets the tool write ahead while we parse (Linux default: 64 KiB; 1 MiB is the
 # unprivileged maximum).
 _PIPE_BYTES: Final = 1024 * 1024
+_BATCH_BYTES: Final = 64 * 1024
+_BATCH_WAIT_S: Final = 0.002
 _ERROR_DETAIL_CHARS: Final = 1500
 
 _RG_PATTERN_ERRORS: Final = (
@@ -51,6 +58,7 @@ _RG_PATTERN_ERRORS: Final = (
 _AST_GREP_BAD_PATTERN: Final = "Pattern contains an ERROR node"
 _AST_GREP_BAD_RULE: Final = "Cannot parse rule"
 
+_TOOL_LABELS: Final = {ToolName.RIPGREP: "rg", ToolName.AST_GREP: "ast-grep"}
 _by_path = attrgetter("path")
 _by_position = attrgetter("path", "byte_start", "byte_end")
 
@@ -104,17 +112,18 @@ def run_tool_call(
         return _failed(ErrorKind.TOOL_ERROR, f"could not start {argv[0]}: {err}", started)
     run.findings.sort(key=_by_path if call.name is ToolName.RIPGREP else _by_position)
 
+    # A tool we stopped on purpose (truncated) has no exit status worth reading; judge it as if it
+    # had succeeded, so only what it already said on stderr (an unparsable pattern) counts.
+    status = 0 if run.truncated else run.return_code
     if run.timed_out:
         kind: ErrorKind | None = ErrorKind.TIMEOUT
-        error = _timeout_message(call.name.value, timeout_s)
+        error = _timeout_message(_TOOL_LABELS[call.name], timeout_s)
     elif run.bad_output:
         kind, error = ErrorKind.BAD_OUTPUT, run.bad_output
-    elif run.truncated:
-        kind, error = None, ""  # we stopped it on purpose: its status says nothing
     elif call.name is ToolName.RIPGREP:
-        kind, error = _rg_status(run.return_code, run.stderr)
+        kind, error = _rg_status(status, run.stderr)
     else:
-        kind, error = _ast_grep_status(run.return_code, run.stderr, call)
+        kind, error = _ast_grep_status(status, run.stderr, call)
     return RunResult(
         ok=kind is None,
         findings=tuple(run.findings),
@@ -248,6 +257,11 @@ def _execute(
                     del findings[max_findings:]
                     run.truncated = True
                     break
+                if not eof and len(chunk) < _BATCH_BYTES:
+                    # Let the tool write more before the next read: a few big reads cost far
+                    # less (wake-ups, decoder calls) than thousands of small ones, and the pipe
+                    # is big enough that the tool does not stall meanwhile.
+                    time.sleep(_BATCH_WAIT_S)
             if eof:
                 try:
                     run.return_code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -300,7 +314,7 @@ def _narrow(
             timeout=max(0.001, deadline - time.monotonic()),
         )
         selected = {
-            _strip_dot(line.decode("utf-8", "replace")) for line in listing.stdout.splitlines()
+            strip_dot_slash(line.decode("utf-8", "replace")) for line in listing.stdout.splitlines()
         }
         return sorted(f for f in set(restrict_files) if f in selected)
     scopes = [str(PurePosixPath(str(p))) for p in args.get("paths", ())]
@@ -311,10 +325,6 @@ def _within(path: str, scopes: list[str]) -> bool:
     if not scopes:
         return True
     return any(s == "." or path == s or path.startswith(s + "/") for s in scopes)
-
-
-def _strip_dot(path: str) -> str:
-    return path[2:] if path.startswith("./") else path
 
 
 def _failed(kind: ErrorKind, message: str, started: float) -> RunResult:

@@ -6,15 +6,14 @@ transaction: it commits whole or leaves nothing, and a transaction that loses a 
 to another thread is retried on the new state. DuckDB lets only one process open a file for writing;
 a second one gets a StoreError that says so at once.
 
-Tables and the decision log's rules: `store_schema`. Read queries: `store_queries`. JSONL imports:
-`store_import`. Exports: `export`.
+Tables and the decision log's rules: `store_schema`; opening a file: `store_open`; writes:
+`store_writes`; reads: `store_queries`, `store_dashboard`, `store_export_query`; JSONL imports:
+`store_import`; exports: `export`.
 """
 
 from __future__ import annotations
 
-import json
 import random
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,39 +25,19 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import duckdb
-import pandas as pd
 
-from codesearch_core import config, store_dashboard, store_queries
-from codesearch_core.blueprints import blueprint_to_dict
+from codesearch_core import (
+    config,
+    store_dashboard,
+    store_export_query,
+    store_queries,
+    store_writes,
+)
 from codesearch_core.errors import StoreError
-from codesearch_core.models import (
-    Blueprint,
-    DecisionAction,
-    Grade,
-    Proposal,
-    Reward,
-    RunResult,
-    canonical_json,
-)
-from codesearch_core.store_rows import (
-    BLUEPRINT_COLUMNS,
-    PROPOSAL_COLUMNS,
-    blueprint_from_row,
-    blueprint_row,
-    first_row,
-    proposal_id,
-    proposal_row,
-    utc_now,
-)
-from codesearch_core.store_schema import (
-    SCHEMA_VERSION,
-    STORE_TABLES,
-    apply_migrations,
-    read_schema_version,
-    user_tables,
-)
+from codesearch_core.models import Blueprint, DecisionAction, Grade, Proposal, Reward, RunResult
+from codesearch_core.store_open import connect, prepare
+from codesearch_core.store_rows import utc_now
 from codesearch_core.store_types import (
-    BlueprintConflictError,
     BlueprintFilters,
     BlueprintPage,
     BlueprintRevision,
@@ -77,10 +56,6 @@ from codesearch_core.store_types import (
 
 T = TypeVar("T")
 
-#: Bytes 8-11 of every DuckDB database file.
-_DUCKDB_MAGIC: Final = b"DUCK"
-#: Never reach for the network: a foreign file must not make DuckDB download a reader for it.
-_DUCKDB_CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 _MAX_CONFLICT_RETRIES: Final = 60
 #: A constraint error can be a race (another thread stored the same key since our check); re-checking
 #: on a fresh snapshot settles it, so a few retries suffice.
@@ -99,10 +74,12 @@ class Store:
 
     def __init__(self, path: str | PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else config.db_path()
-        self._conn = _connect(self.path)
+        self._conn = connect(self.path)
         self._lock = threading.Lock()
+        #: Transactions re-run after losing a write conflict to another thread (for monitoring).
+        self.retries = 0
         try:
-            self.schema_version = _prepare(self._conn, self.path)
+            self.schema_version = prepare(self._conn, self.path)
         except BaseException:
             self._conn.close()
             raise
@@ -153,14 +130,16 @@ class Store:
                 raise StoreError(
                     f"could not {what} in {self.path}: {attempt.error}. Nothing was written."
                 ) from attempt.error
+            with self._lock:
+                self.retries += 1
             time.sleep(random.uniform(0, delay))
             delay = min(delay * 2, 0.05)
 
     def _attempt(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T | _Attempt:
         cur = self._cursor()
         try:
-            cur.execute("BEGIN TRANSACTION")
             try:
+                cur.execute("BEGIN TRANSACTION")
                 result = fn(cur)
                 cur.execute("COMMIT")
             except duckdb.Error as err:
@@ -190,7 +169,9 @@ class Store:
         go through `upsert_blueprint`.
         """
         return self._write(
-            lambda cur: _add_blueprints(cur, blueprints, source=source, skip_bad=skip_bad),
+            lambda cur: store_writes.add_blueprints(
+                cur, blueprints, source=source, skip_bad=skip_bad
+            ),
             what="add blueprints",
         )
 
@@ -201,7 +182,8 @@ class Store:
         old text. Another blueprint with the same intent, corpus and call is a StoreError.
         """
         return self._write(
-            lambda cur: _upsert_blueprint(cur, blueprint, source=source), what="save the blueprint"
+            lambda cur: store_writes.upsert_blueprint(cur, blueprint, source=source),
+            what="save the blueprint",
         )
 
     def get_blueprint(self, blueprint_id: str) -> Blueprint | None:
@@ -229,14 +211,16 @@ class Store:
         """Store proposals; returns their ids in input order. A call already proposed for the same
         blueprint is stored once (its id is returned again and the sighting recorded)."""
         report = self._write(
-            lambda cur: _add_proposals(cur, proposals, source="api"), what="add proposals"
+            lambda cur: store_writes.add_proposals(cur, proposals, source="api"),
+            what="add proposals",
         )
         return list(report.ids)
 
     def add_proposals_report(self, proposals: Sequence[Proposal], *, source: str) -> ImportReport:
         """`add_proposals`, reporting how many were new."""
         return self._write(
-            lambda cur: _add_proposals(cur, proposals, source=source), what="add proposals"
+            lambda cur: store_writes.add_proposals(cur, proposals, source=source),
+            what="add proposals",
         )
 
     def get_proposal(self, proposal_id: str) -> StoredProposal | None:
@@ -262,7 +246,7 @@ class Store:
         """Store a run, its grade (None when nothing could be graded) and reward, in one transaction.
         Recording again (a re-run) replaces the previous run and grade."""
         self._write(
-            lambda cur: _record_execution(cur, proposal_id, run, grade, reward),
+            lambda cur: store_writes.record_execution(cur, proposal_id, run, grade, reward),
             what="record the execution",
         )
 
@@ -299,7 +283,7 @@ class Store:
                 )
         ts = at or utc_now()
         return self._write(
-            lambda cur: _record_decision(cur, item_id, act, who, note, reason, ts),
+            lambda cur: store_writes.record_decision(cur, item_id, act, who, note, reason, ts),
             what="record the decision",
         )
 
@@ -356,7 +340,7 @@ class Store:
 
     def fingerprint(self) -> dict[str, Any]:
         """What identifies the store's content cheaply (for export manifests)."""
-        return self._read(lambda cur: store_queries.fingerprint(cur, self.path))
+        return self._read(lambda cur: store_dashboard.fingerprint(cur, self.path))
 
     def export_rows(
         self,
@@ -370,7 +354,7 @@ class Store:
         `kind`: "accepted" or "pairs" (accepted and rejected, grouped by blueprint)."""
         cur = self._cursor()
         try:
-            yield from store_queries.export_rows(
+            yield from store_export_query.export_rows(
                 cur, filters, kind=kind, include_reference=include_reference, with_meta=with_meta
             )
         except duckdb.Error as err:
@@ -391,407 +375,7 @@ class Store:
         return import_proposals_jsonl(self, Path(path), skip_bad=skip_bad)
 
 
-# --- opening ---------------------------------------------------------------------------------------
-
-
-def _connect(path: Path) -> duckdb.DuckDBPyConnection:
-    where = "(set --db or CODESEARCH_DB to use another file)"
-    if path.is_dir():
-        raise StoreError(f"{path} is a directory; the store must be a file {where}")
-    if path.exists():
-        _check_header(path, where)
-    else:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise StoreError(
-                f"cannot create the folder for the store {path}: {err.strerror}"
-            ) from err
-    try:
-        return duckdb.connect(str(path), config=dict(_DUCKDB_CONFIG))
-    except duckdb.IOException as err:
-        text = str(err)
-        if "Could not set lock" in text or "Conflicting lock" in text:
-            pid = re.search(r"PID (\d+)", text)
-            holder = f"process {pid.group(1)}" if pid else "another process"
-            raise StoreError(
-                f"the store {path} is in use by {holder}: DuckDB lets one process write a file at a "
-                f"time. Stop that process (the Streamlit app or another codesearch command) or "
-                f"use another file {where}."
-            ) from err
-        raise StoreError(_damaged(path, text)) from err
-    except duckdb.Error as err:
-        raise StoreError(_damaged(path, str(err))) from err
-
-
-def _damaged(path: Path, detail: str) -> str:
-    return (
-        f"cannot open the store {path}: {detail}. The file is damaged or truncated: restore it from "
-        f"a backup, or move it away to start a new store."
-    )
-
-
-def _check_header(path: Path, where: str) -> None:
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(16)
-    except OSError as err:
-        raise StoreError(f"cannot read the store {path}: {err.strerror}") from err
-    if head[8:12] == _DUCKDB_MAGIC:
-        return
-    if not head:
-        what = "an empty file"
-    elif head.startswith(b"SQLite format 3"):
-        what = "a SQLite database"
-    else:
-        what = "not a DuckDB database"
-    raise StoreError(
-        f"{path} is {what}, not a codesearch store. Move it away (a new store is then created "
-        f"there) {where}."
-    )
-
-
-def _prepare(conn: duckdb.DuckDBPyConnection, path: Path) -> int:
-    try:
-        tables = user_tables(conn)
-        version = read_schema_version(conn)
-        if version == 0 and tables:
-            raise StoreError(
-                f"{path} is a DuckDB database but not a codesearch store (it has tables "
-                f"{', '.join(sorted(tables)[:5])} and no schema_version); use another file "
-                "(--db or CODESEARCH_DB)."
-            )
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{path} was written by a newer codesearch-gym (schema {version}, this build knows "
-                f"{SCHEMA_VERSION}): upgrade codesearch-gym to open it."
-            )
-        if version < SCHEMA_VERSION:
-            apply_migrations(conn, current=version)
-        missing = STORE_TABLES - user_tables(conn)
-        if missing:
-            raise StoreError(_damaged(path, f"tables missing: {', '.join(sorted(missing))}"))
-        return SCHEMA_VERSION
-    except duckdb.Error as err:
-        raise StoreError(_damaged(path, str(err))) from err
-
-
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
     # A failed COMMIT has already ended the transaction; there is nothing left to roll back then.
     with suppress(duckdb.Error):
         cur.execute("ROLLBACK")
-
-
-# --- writes (each runs inside the caller's transaction) --------------------------------------------
-
-
-def _frame(columns: Sequence[str], rows: Sequence[list[Any] | tuple[Any, ...]]) -> pd.DataFrame:
-    """A DataFrame DuckDB can scan: bulk inserts from one are ~300x faster than executemany."""
-    frame = pd.DataFrame.from_records(list(rows), columns=list(columns))
-    for name in ("prompt_tokens", "completion_tokens", "blueprint_seq"):
-        if name in frame:
-            frame[name] = pd.array(frame[name].tolist(), dtype="Int64")
-    return frame
-
-
-def _add_blueprints(
-    cur: duckdb.DuckDBPyConnection,
-    blueprints: Sequence[Blueprint],
-    *,
-    source: str,
-    skip_bad: bool,
-) -> ImportReport:
-    ids = [bp.id for bp in blueprints]
-    hashes = [bp.content_hash for bp in blueprints]
-    by_id: dict[str, str] = {}
-    by_hash: dict[str, str] = {}
-    if blueprints:
-        cur.register("incoming_keys", pd.DataFrame({"id": ids, "content_hash": hashes}))
-        by_id = dict(
-            cur.execute(
-                "SELECT b.id, b.content_hash FROM blueprints b JOIN incoming_keys i ON i.id = b.id"
-            ).fetchall()
-        )
-        by_hash = dict(
-            cur.execute(
-                "SELECT b.content_hash, b.id FROM blueprints b "
-                "JOIN incoming_keys i ON i.content_hash = b.content_hash"
-            ).fetchall()
-        )
-        cur.unregister("incoming_keys")
-    new: list[Blueprint] = []
-    out_ids: list[str] = []
-    errors: list[BlueprintConflictError] = []
-    existing = 0
-    for bp, content_hash in zip(blueprints, hashes, strict=True):
-        stored_hash = by_id.get(bp.id)
-        if stored_hash is not None and stored_hash != content_hash:
-            err = BlueprintConflictError(bp.id, source=source)
-            if not skip_bad:
-                raise err
-            errors.append(err)
-            continue
-        if stored_hash is not None:
-            existing += 1
-            out_ids.append(bp.id)
-        elif content_hash in by_hash:
-            existing += 1
-            out_ids.append(by_hash[content_hash])
-        else:
-            new.append(bp)
-            by_id[bp.id] = content_hash
-            by_hash[content_hash] = bp.id
-            out_ids.append(bp.id)
-    if new:
-        now = utc_now()
-        _insert_blueprints(cur, new, source=source, now=now)
-        _insert_revisions(cur, [(bp, 1) for bp in new], source=source, now=now)
-    return ImportReport(
-        source=source, new=len(new), existing=existing, errors=tuple(errors), ids=tuple(out_ids)
-    )
-
-
-def _insert_blueprints(
-    cur: duckdb.DuckDBPyConnection, blueprints: Sequence[Blueprint], *, source: str, now: datetime
-) -> None:
-    rows = []
-    for bp in blueprints:
-        row = list(blueprint_row(bp, source=source, now=now))
-        row[BLUEPRINT_COLUMNS.index("tags")] = json.dumps(list(bp.tags))
-        rows.append(row)
-    cur.register("incoming_blueprints", _frame(BLUEPRINT_COLUMNS, rows))
-    columns = ", ".join(BLUEPRINT_COLUMNS)
-    select = ", ".join(
-        "CAST(CAST(tags AS JSON) AS VARCHAR[])" if c == "tags" else c for c in BLUEPRINT_COLUMNS
-    )
-    cur.execute(f"INSERT INTO blueprints ({columns}) SELECT {select} FROM incoming_blueprints")
-    cur.unregister("incoming_blueprints")
-
-
-def _insert_revisions(
-    cur: duckdb.DuckDBPyConnection,
-    revisions: Sequence[tuple[Blueprint, int]],
-    *,
-    source: str,
-    now: datetime,
-) -> None:
-    rows = [
-        (bp.id, number, bp.content_hash, canonical_json(blueprint_to_dict(bp)), source, now)
-        for bp, number in revisions
-    ]
-    cur.register(
-        "incoming_revisions",
-        _frame(("blueprint_id", "revision", "content_hash", "data", "source", "changed_at"), rows),
-    )
-    cur.execute("INSERT INTO blueprint_revisions SELECT * FROM incoming_revisions")
-    cur.unregister("incoming_revisions")
-
-
-def _upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: str) -> str:
-    twin = first_row(
-        cur.execute(
-            "SELECT id FROM blueprints WHERE content_hash = ? AND id <> ?", [bp.content_hash, bp.id]
-        )
-    )
-    if twin is not None:
-        raise StoreError(
-            f"blueprint {twin[0]!r} already has this intent, corpus and reference call; "
-            "change one of them, or edit that blueprint instead"
-        )
-    row = first_row(
-        cur.execute(
-            "SELECT b.id, b.intent, b.reference_call, b.corpus, b.expected, b.language, b.tags, "
-            "b.difficulty, b.notes FROM blueprints b WHERE b.id = ?",
-            [bp.id],
-        )
-    )
-    now = utc_now()
-    if row is None:
-        _insert_blueprints(cur, [bp], source=source, now=now)
-        _insert_revisions(cur, [(bp, 1)], source=source, now=now)
-        return "created"
-    if blueprint_from_row(row) == bp:
-        return "unchanged"
-    values = blueprint_row(bp, source=source, now=now)
-    updated = {
-        c: v
-        for c, v in zip(BLUEPRINT_COLUMNS, values, strict=True)
-        if c not in ("id", "created_at")
-    }
-    assignments = ", ".join(f"{c} = ?" for c in updated)
-    cur.execute(f"UPDATE blueprints SET {assignments} WHERE id = ?", [*updated.values(), bp.id])
-    last = first_row(
-        cur.execute(
-            "SELECT coalesce(max(revision), 0) FROM blueprint_revisions WHERE blueprint_id = ?",
-            [bp.id],
-        )
-    )
-    _insert_revisions(cur, [(bp, int(last[0] if last else 0) + 1)], source=source, now=now)
-    return "updated"
-
-
-def _add_proposals(
-    cur: duckdb.DuckDBPyConnection, proposals: Sequence[Proposal], *, source: str
-) -> ImportReport:
-    if not proposals:
-        return ImportReport(source=source, new=0, existing=0)
-    blueprint_ids = sorted({p.blueprint_id for p in proposals})
-    cur.register("incoming_keys", pd.DataFrame({"id": blueprint_ids}))
-    seq_of = dict(
-        cur.execute(
-            "SELECT b.id, b.seq FROM blueprints b JOIN incoming_keys i ON i.id = b.id"
-        ).fetchall()
-    )
-    cur.unregister("incoming_keys")
-    unknown = [b for b in blueprint_ids if b not in seq_of]
-    if unknown:
-        shown = ", ".join(repr(b) for b in unknown[:5])
-        raise StoreError(
-            f"proposals name {len(unknown)} unknown blueprint(s): {shown}; store the blueprints first"
-        )
-    ids = [proposal_id(p) for p in proposals]
-    cur.register("incoming_keys", pd.DataFrame({"id": sorted(set(ids))}))
-    stored = {
-        r[0]
-        for r in cur.execute(
-            "SELECT p.id FROM proposals p JOIN incoming_keys i ON i.id = p.id"
-        ).fetchall()
-    }
-    cur.unregister("incoming_keys")
-    now = utc_now()
-    rows = []
-    seen = set(stored)
-    for p, pid in zip(proposals, ids, strict=True):
-        if pid not in seen:
-            seen.add(pid)
-            row = list(proposal_row(p, pid=pid, blueprint_seq=seq_of[p.blueprint_id], now=now))
-            row[PROPOSAL_COLUMNS.index("repairs")] = json.dumps(list(p.repairs))
-            rows.append(row)
-    if rows:
-        cur.register("incoming_proposals", _frame(PROPOSAL_COLUMNS, rows))
-        columns = ", ".join(PROPOSAL_COLUMNS)
-        select = ", ".join(
-            "CAST(CAST(repairs AS JSON) AS VARCHAR[])" if c == "repairs" else c
-            for c in PROPOSAL_COLUMNS
-        )
-        cur.execute(f"INSERT INTO proposals ({columns}) SELECT {select} FROM incoming_proposals")
-        cur.unregister("incoming_proposals")
-    sightings = pd.DataFrame(
-        {
-            "proposal_id": ids,
-            "engine": [p.engine for p in proposals],
-            "model": [p.model for p in proposals],
-        }
-    )
-    cur.register("incoming_sightings", sightings)
-    cur.execute(
-        "INSERT INTO proposal_sightings SELECT proposal_id, engine, model, ? FROM incoming_sightings",
-        [now],
-    )
-    cur.unregister("incoming_sightings")
-    return ImportReport(
-        source=source, new=len(rows), existing=len(proposals) - len(rows), ids=tuple(ids)
-    )
-
-
-def _proposal_seq(cur: duckdb.DuckDBPyConnection, proposal_id: str) -> int:
-    row = first_row(cur.execute("SELECT seq FROM proposals WHERE id = ?", [proposal_id]))
-    if row is None:
-        raise StoreError(f"no proposal with id {proposal_id!r} in the store")
-    return int(row[0])
-
-
-def _record_execution(
-    cur: duckdb.DuckDBPyConnection,
-    proposal_id: str,
-    run: RunResult,
-    grade: Grade | None,
-    reward: Reward,
-) -> None:
-    seq = _proposal_seq(cur, proposal_id)
-    now = utc_now()
-    cur.execute(
-        "INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?::JSON, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            seq,
-            proposal_id,
-            run.ok,
-            json.dumps([f.to_dict() for f in run.findings], ensure_ascii=False),
-            len(run.findings),
-            run.return_code,
-            run.stderr,
-            run.elapsed_s,
-            run.truncated,
-            None if run.error_kind is None else run.error_kind.value,
-            run.error,
-            now,
-        ],
-    )
-    metrics: list[Any] = (
-        [None] * 7
-        if grade is None
-        else [
-            grade.file_iou,
-            grade.span_precision,
-            grade.span_recall,
-            grade.span_f1,
-            grade.n_predicted,
-            grade.n_expected,
-            grade.n_matched,
-        ]
-    )
-    cur.execute(
-        "INSERT OR REPLACE INTO grades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?)",
-        [seq, proposal_id, *metrics, reward.total, json.dumps(dict(reward.components)), now],
-    )
-    cur.execute(
-        "UPDATE proposals SET span_f1 = ?, reward = ? WHERE seq = ? AND id = ?",
-        [metrics[3], reward.total, seq, proposal_id],
-    )
-
-
-def _record_decision(
-    cur: duckdb.DuckDBPyConnection,
-    item_id: str,
-    action: DecisionAction,
-    reviewer: str,
-    note: str,
-    reason: str,
-    ts: datetime,
-) -> int:
-    valid = first_row(cur.execute("SELECT valid FROM proposals WHERE id = ?", [item_id]))
-    if valid is None:
-        raise StoreError(f"no proposal with id {item_id!r} in the store")
-    if action is DecisionAction.ACCEPT and not valid[0]:
-        raise StoreError(
-            f"proposal {item_id!r} has no valid tool call, so it cannot be accepted: reject it, "
-            "or edit the call and accept the new proposal"
-        )
-    events = cur.execute(
-        "SELECT event_id, action, undoes FROM decisions WHERE item_id = ? ORDER BY event_id",
-        [item_id],
-    ).fetchall()
-    active = store_queries.active_events(events)
-    undoes: int | None = None
-    if action is DecisionAction.UNDO:
-        if not active:
-            raise StoreError(f"nothing to undo on item {item_id!r}: it has no decision left")
-        undoes = active.pop()[0]
-    row = first_row(
-        cur.execute(
-            "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING event_id",
-            [item_id, action.value, undoes, reviewer, note, reason, ts],
-        )
-    )
-    assert row is not None
-    event_id = int(row[0])
-    if action is not DecisionAction.UNDO:
-        active.append((event_id, action.value))
-    state_event, state = active[-1] if active else (None, None)
-    # This write also makes two concurrent decisions on one item conflict, so one of them retries.
-    cur.execute(
-        "UPDATE proposals SET decision = ?, decision_event_id = ? WHERE id = ?",
-        [state, state_event, item_id],
-    )
-    return event_id

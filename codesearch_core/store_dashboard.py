@@ -1,12 +1,16 @@
-"""Counts, rates and chart data for the Overview page, read in one snapshot."""
+"""Counts, rates and chart data for the Overview page (read in one snapshot), and the store's
+fingerprint for export manifests."""
 
 from __future__ import annotations
 
-from typing import Final
+from pathlib import Path
+from typing import Any, Final
 
 import duckdb
 
+from codesearch_core.models import canonical_json, sha256_hex
 from codesearch_core.store_rows import first_row
+from codesearch_core.store_schema import SCHEMA_VERSION
 from codesearch_core.store_types import DashboardStats, StoreCounts
 
 HISTOGRAM_BUCKETS: Final = 10
@@ -92,3 +96,38 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
         reject_mutation_kinds=tuple((str(k), int(n)) for k, n in mutations),
         reject_error_kinds=tuple((str(k), int(n)) for k, n in errors),
     )
+
+
+def fingerprint(cur: duckdb.DuckDBPyConnection, path: Path) -> dict[str, Any]:
+    row = first_row(
+        cur.execute(
+            "SELECT (SELECT count(*) FROM blueprints), (SELECT count(*) FROM blueprint_revisions), "
+            "(SELECT count(*) FROM proposals), (SELECT coalesce(max(seq), 0) FROM proposals), "
+            "(SELECT count(*) FROM executions), "
+            "(SELECT coalesce(CAST(max(executed_at) AS VARCHAR), '') FROM executions), "
+            "(SELECT count(*) FROM decisions), (SELECT coalesce(max(event_id), 0) FROM decisions)"
+        )
+    )
+    assert row is not None
+    state = dict(
+        zip(
+            (
+                "blueprints",
+                "blueprint_revisions",
+                "proposals",
+                "last_proposal_seq",
+                "executions",
+                "last_execution_at",
+                "decision_events",
+                "last_event_id",
+            ),
+            row,
+            strict=True,
+        )
+    )
+    return {
+        "path": str(path),
+        "schema_version": SCHEMA_VERSION,
+        "state": state,
+        "state_sha256": sha256_hex(canonical_json(state)),
+    }

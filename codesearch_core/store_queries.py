@@ -7,8 +7,7 @@ and grades through semi-joins on integer keys, and joins the details for one pag
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Final
 
 import duckdb
@@ -19,8 +18,6 @@ from codesearch_core.models import (
     DecisionAction,
     Grade,
     Reward,
-    canonical_json,
-    sha256_hex,
 )
 from codesearch_core.store_rows import (
     BLUEPRINT_SELECT,
@@ -33,14 +30,12 @@ from codesearch_core.store_rows import (
     first_row,
     stored_proposal_from_row,
 )
-from codesearch_core.store_schema import SCHEMA_VERSION
 from codesearch_core.store_types import (
     BlueprintFilters,
     BlueprintPage,
     BlueprintRevision,
     DecisionEvent,
     DecisionState,
-    ExportRow,
     PendingExecution,
     QueueFilters,
     QueueItem,
@@ -118,15 +113,11 @@ def proposal_clauses(f: QueueFilters, *, decision: bool = True) -> tuple[list[st
     return clauses, params
 
 
-def queue_where(f: QueueFilters, *, blueprints_joined: bool = False) -> tuple[str, list[Any]]:
-    """The WHERE condition for proposals `p` matching `f`; blueprint filters as a semi-join unless
-    the query already joins `blueprints b`."""
+def queue_where(f: QueueFilters) -> tuple[str, list[Any]]:
+    """The WHERE condition for proposals `p` matching `f` (blueprint filters as a semi-join)."""
     clauses, params = proposal_clauses(f)
     bp_clauses, bp_params = blueprint_clauses(f)
-    if bp_clauses and blueprints_joined:
-        clauses += bp_clauses
-        params += bp_params
-    elif bp_clauses:
+    if bp_clauses:
         clauses.append(
             f"p.blueprint_seq IN (SELECT b.seq FROM blueprints b WHERE {' AND '.join(bp_clauses)})"
         )
@@ -282,78 +273,51 @@ def cache_mismatches(cur: Cursor) -> list[str]:
 # --- review ----------------------------------------------------------------------------------------
 
 
-_PROPOSAL_ITEM_SELECT: Final = (
+_ITEM_SELECT: Final = (
     "p.id, p.seq, p.blueprint_id, p.tool, p.engine, p.model, p.mutation_kind, p.valid, "
-    "p.span_f1, p.reward, p.decision"
+    "p.span_f1, p.reward, p.decision, b.intent, b.tool, b.language, b.tags"
 )
 
 
-def _items(cur: Cursor, key: str, keys: Sequence[Any]) -> tuple[QueueItem, ...]:
-    """Queue rows for the proposals whose `key` ("id", or "rowid" inside the snapshot that found
-    them) is in `keys`, in that order. Looking a page's rows up reads a handful of rows; a join
-    would scan the blueprints. One key is an index lookup (~10x cheaper than ANY)."""
-    if not keys:
-        return ()
-    if len(keys) == 1:
-        cond, params = f"p.{key} = ?", [keys[0]]
-    else:
-        kind = "VARCHAR" if key == "id" else "BIGINT"
-        cond, params = f"p.{key} = ANY(?::{kind}[])", [list(keys)]
-    proposals = cur.execute(
-        f"SELECT p.{key}, {_PROPOSAL_ITEM_SELECT} FROM proposals p WHERE {cond}", params
-    ).fetchall()
-    blueprint_ids = sorted({r[3] for r in proposals})
-    cond = "b.id = ?" if len(blueprint_ids) == 1 else "b.id = ANY(?::VARCHAR[])"
-    blueprints = {
-        r[0]: r[1:]
-        for r in cur.execute(
-            f"SELECT b.id, b.intent, b.tool, b.language, b.tags FROM blueprints b WHERE {cond}",
-            [blueprint_ids[0] if len(blueprint_ids) == 1 else blueprint_ids],
-        ).fetchall()
-    }
-    found = {}
-    for k, *r in proposals:
-        intent, tool, language, tags = blueprints[r[2]]
-        found[k] = QueueItem(
-            proposal_id=r[0],
-            seq=int(r[1]),
-            blueprint_id=r[2],
-            intent=intent,
-            tool=tool,
-            language=language,
-            tags=tuple(tags),
-            proposed_tool=r[3],
-            engine=r[4],
-            model=r[5],
-            mutation_kind=r[6],
-            valid=bool(r[7]),
-            span_f1=r[8],
-            reward=r[9],
-            decision=None if r[10] is None else DecisionAction(r[10]),
-        )
-    return tuple(found[k] for k in keys if k in found)
+def _queue_item(r: Sequence[Any]) -> QueueItem:
+    return QueueItem(
+        proposal_id=r[0],
+        seq=int(r[1]),
+        blueprint_id=r[2],
+        proposed_tool=r[3],
+        engine=r[4],
+        model=r[5],
+        mutation_kind=r[6],
+        valid=bool(r[7]),
+        span_f1=r[8],
+        reward=r[9],
+        decision=None if r[10] is None else DecisionAction(r[10]),
+        intent=r[11],
+        tool=r[12],
+        language=r[13],
+        tags=tuple(r[14]),
+    )
 
 
 def review_queue(cur: Cursor, f: QueueFilters, *, offset: int, limit: int) -> QueuePage:
     where, params = queue_where(f)
     offset = max(offset, 0)
-    # One snapshot: the rowids found by the first statement are read by the next ones.
-    cur.execute("BEGIN TRANSACTION")
-    try:
-        # The filter runs once; the count and the page both read its (integer-only) result.
-        row = first_row(
-            cur.execute(
-                f"WITH m AS MATERIALIZED (SELECT p.rowid AS rid, p.seq FROM proposals p "
-                f"WHERE {where}) SELECT (SELECT count(*) FROM m), "
-                "(SELECT list(rid ORDER BY seq) FROM "
-                "(SELECT rid, seq FROM m ORDER BY seq LIMIT ? OFFSET ?))",
-                [*params, max(limit, 0), offset],
-            )
-        )
-        total, rowids = (int(row[0]), list(row[1] or [])) if row else (0, [])
-        return QueuePage(_items(cur, "rowid", rowids), total, offset)
-    finally:
-        cur.execute("ROLLBACK")
+    # One statement (one snapshot): the filter runs once into an integer-only result that both the
+    # count and the page read; only the page's rows are joined to their details.
+    rows = cur.execute(
+        f"WITH m AS MATERIALIZED (SELECT p.rowid AS rid, p.seq FROM proposals p WHERE {where}), "
+        "page AS (SELECT rid FROM m ORDER BY seq LIMIT ? OFFSET ?) "
+        f"SELECT (SELECT count(*) FROM m), {_ITEM_SELECT} FROM proposals p "
+        "JOIN blueprints b ON b.seq = p.blueprint_seq "
+        "WHERE p.rowid IN (SELECT rid FROM page) ORDER BY p.seq",
+        [*params, max(limit, 0), offset],
+    ).fetchall()
+    if rows:
+        total = int(rows[0][0])
+    else:
+        one = first_row(cur.execute(f"SELECT count(*) FROM proposals p WHERE {where}", params))
+        total = int(one[0]) if one else 0
+    return QueuePage(tuple(_queue_item(r[1:]) for r in rows), total, offset)
 
 
 def _seq_of(cur: Cursor, proposal_id: str) -> int:
@@ -368,11 +332,31 @@ def next_review_item(cur: Cursor, f: QueueFilters, after_id: str | None) -> Queu
     if after_id is not None:
         where += " AND p.seq > ?"
         params.append(_seq_of(cur, after_id))
-    row = first_row(
-        cur.execute(f"SELECT p.id FROM proposals p WHERE {where} ORDER BY p.seq LIMIT 1", params)
+    found = first_row(
+        cur.execute(
+            f"SELECT p.id, p.blueprint_id FROM proposals p WHERE {where} ORDER BY p.seq LIMIT 1",
+            params,
+        )
     )
-    items = _items(cur, "id", [row[0]]) if row else ()
-    return items[0] if items else None
+    if found is None:
+        return None
+    # Two index lookups by id: a join would scan the blueprints for one row.
+    proposal = first_row(
+        cur.execute(
+            "SELECT p.id, p.seq, p.blueprint_id, p.tool, p.engine, p.model, p.mutation_kind, "
+            "p.valid, p.span_f1, p.reward, p.decision FROM proposals p WHERE p.id = ?",
+            [found[0]],
+        )
+    )
+    blueprint = first_row(
+        cur.execute(
+            "SELECT b.intent, b.tool, b.language, b.tags FROM blueprints b WHERE b.id = ?",
+            [found[1]],
+        )
+    )
+    if proposal is None or blueprint is None:
+        return None
+    return _queue_item((*proposal, *blueprint))
 
 
 def queue_position(cur: Cursor, f: QueueFilters, proposal_id: str) -> tuple[int | None, int]:
@@ -423,161 +407,3 @@ def review_item(cur: Cursor, proposal_id: str) -> ReviewItem | None:
         decision=_current(history),
         history=history,
     )
-
-
-# --- export ----------------------------------------------------------------------------------------
-
-_EXPORT_KEYS: Final = (
-    "b.id, b.intent, b.intent_hash, b.content_hash, b.corpus, b.language, b.tool, "
-    "p.call, p.call_hash, p.raw_text, p.id"
-)
-#: Provenance columns, read only for exports with meta: turning 100,000 timestamps and grades into
-#: Python objects costs more than the query.
-_EXPORT_META: Final = (
-    "p.engine, p.model, g.file_iou, g.span_precision, g.span_recall, g.span_f1, g.n_predicted, "
-    "g.n_expected, g.n_matched, g.reward, d.event_id, d.reviewer, "
-    "strftime(d.ts, '%Y-%m-%dT%H:%M:%S.%f'), d.note, d.reason"
-)
-_NO_META: Final = ", ".join(["NULL"] * 15)
-_EXPORT_REFERENCE_SELECT: Final = (
-    "b.id, b.intent, b.intent_hash, b.content_hash, b.corpus, b.language, b.tool, "
-    "CAST(b.reference_call AS VARCHAR), b.call_hash, CAST(b.reference_call AS VARCHAR), NULL, "
-    "NULL, " + _NO_META
-)
-_GRADE_FIELDS: Final = (
-    "file_iou",
-    "span_precision",
-    "span_recall",
-    "span_f1",
-    "n_predicted",
-    "n_expected",
-    "n_matched",
-)
-
-
-def _export_row(r: Sequence[Any]) -> ExportRow:
-    graded = r[18] is not None
-    return ExportRow(
-        blueprint_id=r[0],
-        intent=r[1],
-        intent_hash=r[2],
-        content_hash=r[3],
-        corpus=r[4],
-        language=r[5],
-        tool=r[6],
-        call_json=r[7],
-        call_hash=r[8],
-        raw_text=r[9],
-        proposal_id=r[10],
-        action=r[11],
-        engine=r[12],
-        model=r[13],
-        grade=dict(zip(_GRADE_FIELDS, r[14:21], strict=True)) if graded else None,
-        reward=r[21],
-        decision=None
-        if r[22] is None
-        else {
-            "event_id": int(r[22]),
-            "action": r[11],
-            "reviewer": r[23],
-            "ts": r[24],
-            "note": r[25],
-            "reason": r[26],
-        },
-    )
-
-
-def export_rows(
-    cur: Cursor, f: QueueFilters, *, kind: str, include_reference: bool, with_meta: bool = True
-) -> Iterator[ExportRow]:
-    """Rows ordered by blueprint id, the reference call (if asked) first, then by proposal id.
-
-    "accepted": accepted proposals matching `f` (its decision field is ignored). "pairs": per
-    blueprint, the reference call, every accepted proposal, and the rejected proposals matching
-    the proposal filters; blueprint filters apply to all. Without `with_meta` the provenance
-    fields (engine, grade, decision) are left empty.
-    """
-    proposal_f, proposal_p = proposal_clauses(f, decision=False)
-    bp_f, bp_p = blueprint_clauses(f)
-    bp_where = " AND ".join(bp_f) or "TRUE"
-    proposal_where = " AND ".join(proposal_f) or "TRUE"
-    base = (
-        f"SELECT {_EXPORT_KEYS}, p.decision, {_EXPORT_META if with_meta else _NO_META} "
-        "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
-    )
-    if with_meta:
-        base += (
-            "LEFT JOIN grades g ON g.proposal_seq = p.seq "
-            "LEFT JOIN decisions d ON d.event_id = p.decision_event_id "
-        )
-    reference = f"SELECT {_EXPORT_REFERENCE_SELECT} FROM blueprints b WHERE {bp_where}"
-    if kind == "accepted":
-        # An accepted item without a valid call cannot be written as a call; accepting one is refused.
-        sql = (
-            f"{base} WHERE p.decision = 'accept' AND p.call IS NOT NULL "
-            f"AND {bp_where} AND {proposal_where}"
-        )
-        params: list[Any] = [*bp_p, *proposal_p]
-        if include_reference:
-            sql += f" UNION ALL {reference}"
-            params += bp_p
-            if f.blueprint_id:
-                sql += " AND b.id = ?"
-                params.append(f.blueprint_id)
-    elif kind == "pairs":
-        rejected = f"p.decision = 'reject' AND {proposal_where}"
-        has_rejected = f"(SELECT p.blueprint_seq FROM proposals p WHERE {rejected})"
-        sql = (
-            f"{base} WHERE {bp_where} "
-            f"AND ((p.decision = 'accept' AND p.call IS NOT NULL) OR ({rejected})) "
-            f"AND p.blueprint_seq IN {has_rejected} "
-            f"UNION ALL {reference} AND b.seq IN {has_rejected}"
-        )
-        params = [*bp_p, *proposal_p, *proposal_p, *bp_p, *proposal_p]
-    else:
-        raise ValueError(f"unknown export row kind {kind!r}")
-    result = cur.execute(f"{sql} ORDER BY 1, 11 NULLS FIRST", params)
-    while True:
-        batch = result.fetchmany(50_000)
-        if not batch:
-            return
-        for r in batch:
-            yield _export_row(r)
-
-
-# --- overview --------------------------------------------------------------------------------------
-
-
-def fingerprint(cur: Cursor, path: Path) -> dict[str, Any]:
-    row = first_row(
-        cur.execute(
-            "SELECT (SELECT count(*) FROM blueprints), (SELECT count(*) FROM blueprint_revisions), "
-            "(SELECT count(*) FROM proposals), (SELECT coalesce(max(seq), 0) FROM proposals), "
-            "(SELECT count(*) FROM executions), "
-            "(SELECT coalesce(CAST(max(executed_at) AS VARCHAR), '') FROM executions), "
-            "(SELECT count(*) FROM decisions), (SELECT coalesce(max(event_id), 0) FROM decisions)"
-        )
-    )
-    assert row is not None
-    state = dict(
-        zip(
-            (
-                "blueprints",
-                "blueprint_revisions",
-                "proposals",
-                "last_proposal_seq",
-                "executions",
-                "last_execution_at",
-                "decision_events",
-                "last_event_id",
-            ),
-            row,
-            strict=True,
-        )
-    )
-    return {
-        "path": str(path),
-        "schema_version": SCHEMA_VERSION,
-        "state": state,
-        "state_sha256": sha256_hex(canonical_json(state)),
-    }

@@ -8,6 +8,7 @@ plain files with `st.code` and marked ones with this HTML.
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -72,15 +73,39 @@ def _tree_order(p: PurePosixPath) -> tuple[tuple[int, str], ...]:
 
 
 def file_tree(paths: Iterable[str]) -> tuple[TreeEntry, ...]:
-    """Directories and files in depth-first order, directories before files at each level."""
+    """Directories and files in depth-first order, directories before files at each level.
+
+    A directory whose only entry is another directory is folded into it, as editors do
+    (`src/main/java/com/example/` is one row), so deep package paths do not push names off screen.
+    """
+    files = sorted({PurePosixPath(p) for p in paths}, key=_tree_order)
+    children: dict[PurePosixPath, set[PurePosixPath]] = {}
+    for p in files:
+        chain = [p, *p.parents[:-1]]  # the file, then its directories up to the top one
+        for child, parent in itertools.pairwise(chain):
+            children.setdefault(parent, set()).add(child)
+
+    def folded(d: PurePosixPath) -> bool:
+        # `d` is shown inside its only child directory's row.
+        kids = children.get(d, set())
+        return len(kids) == 1 and next(iter(kids)) in children
+
     entries: list[TreeEntry] = []
     seen_dirs: set[PurePosixPath] = set()
-    for p in sorted({PurePosixPath(p) for p in paths}, key=_tree_order):
-        for depth, parent in enumerate(reversed(p.parents[:-1])):
+    for p in files:
+        depth = 0
+        shown_from: PurePosixPath | None = None  # the first directory of a folded chain
+        for parent in reversed(p.parents[:-1]):
+            shown_from = shown_from or parent
+            if folded(parent):
+                continue
             if parent not in seen_dirs:
                 seen_dirs.add(parent)
-                entries.append(TreeEntry(f"{parent.as_posix()}/", parent.name, depth, True))
-        entries.append(TreeEntry(p.as_posix(), p.name, len(p.parts) - 1, False))
+                name = parent.relative_to(shown_from.parent).as_posix()
+                entries.append(TreeEntry(f"{parent.as_posix()}/", name, depth, True))
+            shown_from = None
+            depth += 1
+        entries.append(TreeEntry(p.as_posix(), p.name, depth, False))
     return tuple(entries)
 
 
@@ -92,6 +117,23 @@ def line_window(
     first = max(1, start_line - context)
     last = min(max(n_lines, 1), end_line + context, first + max_lines - 1)
     return first, max(first, last)
+
+
+def hit_windows(
+    n_lines: int, marks: Sequence[Mark], *, context: int = 3, max_lines: int = 40
+) -> list[tuple[int, int]]:
+    """Line ranges that show every mark with `context` lines around it; ranges that touch or overlap
+    are merged, so two hits three lines apart are one block, not two."""
+    windows: list[tuple[int, int]] = []
+    for mark in sorted(marks, key=lambda m: (m.start_line, m.end_line)):
+        first, last = line_window(
+            n_lines, mark.start_line, mark.end_line, context=context, max_lines=max_lines
+        )
+        if windows and first <= windows[-1][1] + 1:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], last))
+        else:
+            windows.append((first, last))
+    return windows
 
 
 def _marked_line(text: str, line_no: int, marks: Sequence[Mark]) -> tuple[str, Tone | None]:

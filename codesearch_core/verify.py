@@ -16,6 +16,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections import Counter
@@ -219,6 +220,12 @@ def default_start_method() -> str:
     return multiprocessing.get_start_method(allow_none=False)
 
 
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group. The parent stops the run and keeps what was written;
+    # workers just finish their chunk instead of each printing a KeyboardInterrupt traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _chunk_size_for(tasks: Iterable[VerifyTask], workers: int, chunk_size: int) -> int:
     if isinstance(tasks, Sequence):
         # A short list is split evenly so every worker gets a share, not one worker all of it.
@@ -266,7 +273,9 @@ def verify_many(
 
     chunks = chunked(tasks, _chunk_size_for(tasks, n_workers, chunk_size))
     context = multiprocessing.get_context(start_method or default_start_method())
-    with ProcessPoolExecutor(max_workers=n_workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=n_workers, mp_context=context, initializer=_ignore_interrupts
+    ) as pool:
         in_flight: set[Future[list[VerifyOutcome]]] = set()
         exhausted = False
         try:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import runpy
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Final
 
 import streamlit as st
@@ -46,6 +48,7 @@ BLUEPRINT_DRAFT: Final = "blueprint_draft"
 #: Blueprint ids handed from the Blueprints list to the Propose page.
 PROPOSE_SELECTION: Final = "propose_selection"
 
+APP_SCRIPT: Final = Path(__file__).resolve().parent.parent / "app.py"
 PAGE_OVERVIEW: Final = "pages/overview.py"
 PAGE_CORPUS: Final = "pages/corpus.py"
 PAGE_BLUEPRINTS: Final = "pages/blueprints.py"
@@ -67,19 +70,22 @@ def routed() -> Iterator[None]:
         _routing.active = False
 
 
-def ensure_routed(page: str) -> None:
-    """Send a page run that did not come through app.py back through it.
+def ensure_routed() -> None:
+    """Run the app through app.py when Streamlit ran this page file on its own.
 
-    On a fresh server, a first request straight to e.g. /review runs pages/review.py alone
-    (Streamlit's legacy `pages/` folder mode) until some run has called `st.navigation`: no sidebar,
-    no page config. Registering a navigation (with this page, so the address stays) switches that
-    mode off; the rerun then goes through app.py and lands on the same page.
+    On a fresh server (and in AppTest after `switch_page`), a request straight to e.g. /review runs
+    pages/review.py alone, in Streamlit's legacy `pages/` folder mode, until some run has called
+    `st.navigation`: no sidebar, no page config. This runs app.py in its place, in the same script
+    run (so a click that caused the run is not lost), then ends the legacy run.
     """
-    if not getattr(_routing, "active", False):
-        from streamlit.runtime.pages_manager import PagesManager
+    if getattr(_routing, "active", False):
+        return
+    # The flag `st.navigation` clears itself; clearing it first makes the legacy mode end for good.
+    from streamlit.runtime.pages_manager import PagesManager
 
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    PagesManager.uses_pages_directory = False
+    runpy.run_path(str(APP_SCRIPT), run_name="__main__")
+    st.stop()
 
 
 @st.cache_resource(show_spinner="Opening the store…", on_release=lambda s: s.close())
@@ -232,7 +238,10 @@ def _json_editor(k: str, start: Mapping[str, Any] | None) -> FormResult:
         return FormResult({}, None, {"": message})
     if not isinstance(value, dict):
         message = "a tool call is a JSON object with `name` and `arguments`"
-        st.info(message) if value is None else st.error(message)
+        if value is None:
+            st.info(message)
+        else:
+            st.error(message)
         return FormResult({}, None, {"": message})
     errors = field_errors(value)
     for where, message in errors.items():
@@ -334,6 +343,9 @@ def _form_editor(
             with columns[i % len(columns)]:
                 draw(f)
     result = build_call(tool, values, shape)
+    if not start and all(values[f.name] == initial[f.name] for f in fields):
+        # An untouched, empty form: "must not be empty" would only be noise.
+        return result
     for name, message in result.errors.items():
         if name in slots:
             slots[name].caption(f":red[{message}]")

@@ -17,7 +17,7 @@ from codesearch_core.store_types import BlueprintFilters
 from codesearch_core.studio_code import Mark, Tone, marked_window_html
 from pages import _shared
 
-_shared.ensure_routed(_shared.PAGE_BLUEPRINTS)
+_shared.ensure_routed()
 
 WORKING = "bp_working"  # the BlueprintDraft being edited
 VERSION = "bp_version"  # bumped when another draft is loaded: editor widgets start afresh

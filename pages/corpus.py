@@ -7,12 +7,20 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import corpus, studio
+from codesearch_core.errors import CodesearchError
 from codesearch_core.models import RunResult
 from codesearch_core.runner import run_tool_call
-from codesearch_core.studio_code import Mark, Tone, file_tree, marked_window_html, render_lines_html
+from codesearch_core.studio_code import (
+    Mark,
+    Tone,
+    file_tree,
+    hit_windows,
+    marked_window_html,
+    render_lines_html,
+)
 from pages import _shared
 
-_shared.ensure_routed(_shared.PAGE_CORPUS)
+_shared.ensure_routed()
 
 #: The file open in the viewer, and the last ad-hoc search: {"corpus", "call", "result"}.
 OPEN_FILE = "corpus_open_file"
@@ -30,6 +38,15 @@ if name is None:
 files = corpus.list_files(name)
 st.caption(f"**{name}** · {len(files)} files · `{corpus.corpus_root(name)}`")
 
+
+def _line_text(corpus_name: str, path: str, line: int) -> str:
+    try:
+        lines = _shared.lines_of(corpus_name, path)
+    except CodesearchError:
+        return ""
+    return lines[line - 1].strip()[:200] if 0 < line <= len(lines) else ""
+
+
 # --- search -------------------------------------------------------------------------------------
 
 with st.container(border=True):
@@ -42,7 +59,7 @@ with st.container(border=True):
     run_col, draft_col, _ = st.columns([1, 2, 4])
     clicked = run_col.button(
         "Run", type="primary", icon=":material/play_arrow:", disabled=form.parsed is None,
-        shortcut="Ctrl+Enter", key="adhoc_run",
+        key="adhoc_run",
     )  # fmt: skip
     if clicked and form.parsed is not None:
         with _shared.shown_errors("The call cannot run: "), st.spinner("Searching…"):
@@ -81,13 +98,13 @@ if result_for_corpus is not None:
             )
         if result.findings:
             table = pd.DataFrame(
-                [
+                [  # the whole first line of each hit: the matched text alone says little
                     {
                         "path": f.path,
                         "lines": f"{f.start_line}"
                         if f.start_line == f.end_line
                         else f"{f.start_line}-{f.end_line}",
-                        "text": f.text.strip().splitlines()[0][:160] if f.text.strip() else "",
+                        "line": _line_text(name, f.path, f.start_line),
                     }
                     for f in result.findings
                 ]
@@ -117,7 +134,7 @@ if result_for_corpus is not None:
 # --- browse -------------------------------------------------------------------------------------
 
 st.subheader("Files", anchor=False)
-tree_col, view_col = st.columns([1, 3], gap="medium")
+tree_col, view_col = st.columns([2, 5], gap="medium")
 with tree_col:
     query = st.text_input(
         "Filter", placeholder="part of a path", key="corpus_filter", label_visibility="collapsed"
@@ -130,7 +147,7 @@ with tree_col:
         st.caption(f"Showing {MAX_TREE_ENTRIES} of {len(shown)} files: filter to narrow.")
     labels = {
         e.path: "\u2003" * e.depth
-        + (f"📁 {e.name}" if e.is_dir else f"📄 {e.name}")
+        + (f":material/folder: {e.name}" if e.is_dir else f":material/description: {e.name}")
         + (f" · {len(hits_by_file[e.path])} hits" if e.path in hits_by_file else "")
         for e in entries
     }
@@ -172,7 +189,18 @@ with view_col:
                 f"**{path}** · {language} · {len(lines)} lines"
                 + (f" · :orange[{len(marks)} hits]" if marks else "")
             )
-            if marks and st.toggle("Mark the hits", value=True, key="corpus_mark_hits"):
-                st.html(render_lines_html(lines, marks=marks, max_height_px=560))
+            view = "Source"
+            if marks:
+                view = st.segmented_control(
+                    "View", ["Hits", "Whole file, hits marked", "Source"], default="Hits",
+                    key="corpus_view", required=True, label_visibility="collapsed",
+                )  # fmt: skip
+            if view == "Hits":
+                for first, last in hit_windows(len(lines), marks, context=4):
+                    st.html(
+                        render_lines_html(lines[first - 1 : last], first_line=first, marks=marks)
+                    )
+            elif view == "Whole file, hits marked":
+                st.html(render_lines_html(lines, marks=marks, max_height_px=640))
             else:
-                st.code("\n".join(lines), language=language, line_numbers=True, height=560)
+                st.code("\n".join(lines), language=language, line_numbers=True, height=640)

@@ -16,7 +16,7 @@ from codesearch_core.models import ToolName
 from codesearch_core.store_types import DecisionState, QueueFilters
 from pages import _shared
 
-_shared.ensure_routed(_shared.PAGE_EXPORT)
+_shared.ensure_routed()
 
 ANY = "any"
 FORMATS = {

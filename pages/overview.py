@@ -13,7 +13,7 @@ import streamlit as st
 from codesearch_core.store_types import DecisionState, QueueFilters
 from pages import _shared
 
-_shared.ensure_routed(_shared.PAGE_OVERVIEW)
+_shared.ensure_routed()
 
 store = _shared.get_store()
 stats = store.dashboard_stats()
@@ -92,18 +92,21 @@ left, right = st.columns(2, gap="large")
 
 with left:
     st.markdown("**Decisions over time** · click a bar to review those items")
-    per_day = pd.DataFrame(stats.decisions_per_day, columns=["day", "action", "events"])
+    per_day = pd.DataFrame(
+        [(d.isoformat(), a, n) for d, a, n in stats.decisions_per_day],
+        columns=["day", "action", "events"],
+    )
     if per_day.empty:
         st.caption("No decisions yet.")
     else:
         chart = (
             alt.Chart(per_day)
-            .mark_bar()
+            .mark_bar(size=28)
             .encode(
-                x=alt.X("yearmonthdate(day):T", title=None),
+                x=alt.X("day:O", title=None, axis=alt.Axis(labelAngle=0)),
                 y=alt.Y("events:Q", title="events"),
                 color=alt.Color("action:N", scale=ACTION_COLOURS, legend=alt.Legend(orient="top")),
-                tooltip=["day:T", "action:N", "events:Q"],
+                tooltip=["day:O", "action:N", "events:Q"],
             )
             .add_params(alt.selection_point(name="pick", fields=["action"]))
             .properties(height=260)

@@ -18,7 +18,7 @@ from codesearch_core.store_types import BlueprintFilters, QueueFilters
 from codesearch_core.verify import VerifyProgress, verify_pending
 from pages import _shared
 
-_shared.ensure_routed(_shared.PAGE_PROPOSE)
+_shared.ensure_routed()
 
 ANY = "any"
 KINDS = {
@@ -106,7 +106,7 @@ with st.container(border=True):
     if kind == "mutations":
         st.caption("Plausible wrong calls made from each reference call (dropped pcre2, swapped "
                    "file type, regex instead of structure, …): hard negatives, no model needed.")  # fmt: skip
-        n = int(st.number_input("Mutations per blueprint", 1, 12, 3, key="pe:mut_n"))
+        n = int(st.columns(4)[0].number_input("Mutations per blueprint", 1, 12, 3, key="pe:mut_n"))
         engine = MutationEngine()
         chunk_size = 64
     elif kind == "vllm":

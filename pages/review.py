@@ -26,7 +26,7 @@ from codesearch_core.studio_code import marked_window_html
 from codesearch_core.studio_diff import Change, FindingStatus, call_diff
 from pages import _shared
 
-_shared.ensure_routed(_shared.PAGE_REVIEW)
+_shared.ensure_routed()
 
 CURRENT = "review_current"  # the proposal id on the card
 UNDO_STACK = "review_undo_stack"  # ids this session decided, newest last
@@ -160,7 +160,10 @@ def review_card() -> None:
     flash = st.session_state.pop(FLASH, None)
     if flash:
         kind, text = flash
-        st.toast(text, icon=":material/check:") if kind == "toast" else st.error(text)
+        if kind == "toast":
+            st.toast(text, icon=":material/check:")
+        else:
+            st.error(text)
     who = _shared.reviewer()
     item_id = st.session_state.get(CURRENT)
     item = store.review_item(item_id) if item_id else None

@@ -160,6 +160,29 @@ def _seed_proposals(db: Path, per_blueprint: int = 2) -> None:
         verify_pending(store, workers=1)
 
 
+def _wait_for_card(page: object, position: str) -> None:
+    """Wait for the review card at `position`, with its buttons ready for a shortcut."""
+    page.wait_for_selector(f"text={position}")  # type: ignore[attr-defined]
+    accept = page.get_by_role("button", name="Accept")  # type: ignore[attr-defined]
+    accept.wait_for()
+    page.wait_for_function(  # type: ignore[attr-defined]
+        """() => [...document.querySelectorAll('button')]
+            .some(b => b.innerText.includes('Accept') && !b.disabled)"""
+    )
+    _settle(page)
+
+
+def _screenshot(page: object, name: str) -> None:
+    """The whole page: the viewport is grown to the main area's height, which scrolls by itself."""
+    height = page.evaluate(  # type: ignore[attr-defined]
+        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
+    )
+    page.set_viewport_size({"width": 1440, "height": max(900, min(int(height) + 40, 3200))})  # type: ignore[attr-defined]
+    _settle(page)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": 1440, "height": 1000})  # type: ignore[attr-defined]
+
+
 def _main_text(page: object) -> str:
     return str(page.inner_text('[data-testid="stMain"]'))  # type: ignore[attr-defined]
 
@@ -172,15 +195,14 @@ def test_review_shortcuts_record_accept_reject_skip_and_undo(
         queue = [i.proposal_id for i in store.review_queue(limit=10).items]
     server = start_studio()
     page = _open(browser, f"{server.url}/review?reviewer=ann")
-    page.wait_for_selector("text=Item 1 of")  # type: ignore[attr-defined]
-
+    _wait_for_card(page, "Item 1 of")
     for key, expected_item in (("a", "Item 2 of"), ("x", "Item 3 of"), ("s", "Item 4 of")):
         # Shortcuts are ignored while a text field has the focus: click the page title first.
         page.locator("h1").first.click()  # type: ignore[attr-defined]
         page.keyboard.press(key)  # type: ignore[attr-defined]
-        page.wait_for_selector(f"text={expected_item}")  # type: ignore[attr-defined]
+        _wait_for_card(page, expected_item)
     page.keyboard.press("u")  # type: ignore[attr-defined]
-    page.wait_for_selector("text=Item 3 of")  # type: ignore[attr-defined]
+    _wait_for_card(page, "Item 3 of")
     _settle(page)
     server.stop()
 
@@ -229,29 +251,38 @@ def test_first_start_gives_the_whole_loop_and_every_page_is_screenshotted(
     page.get_by_role("button", name="Propose", exact=True).click()  # type: ignore[attr-defined]
     page.wait_for_selector("text=Last run:", timeout=120_000)  # type: ignore[attr-defined]
     _settle(page)
-    page.screenshot(path=str(SCREENSHOTS / "propose.png"), full_page=True)  # type: ignore[attr-defined]
+    _screenshot(page, "propose")
 
     page.goto(f"{server.url}/review?reviewer=ann")  # type: ignore[attr-defined]
-    page.wait_for_selector("text=Item 1 of")  # type: ignore[attr-defined]
-    _settle(page)
-    page.screenshot(path=str(SCREENSHOTS / "review.png"), full_page=True)  # type: ignore[attr-defined]
+    _wait_for_card(page, "Item 1 of")
+    _screenshot(page, "review")
+    page.locator("h1").first.click()  # type: ignore[attr-defined]
     page.keyboard.press("a")  # type: ignore[attr-defined]
-    page.wait_for_selector("text=Item 2 of")  # type: ignore[attr-defined]
+    _wait_for_card(page, "Item 2 of")
     page.keyboard.press("x")  # type: ignore[attr-defined]
-    page.wait_for_selector("text=Item 3 of")  # type: ignore[attr-defined]
-    _settle(page)
+    _wait_for_card(page, "Item 3 of")
 
-    for name, marker in (
-        ("overview", "Acceptance"),
-        ("corpus", "Search this corpus"),
-        ("blueprints", "blueprints match"),
-        ("export", "Preview"),
+    for name, path, marker in (
+        ("overview", "", "Acceptance"),  # the default page lives at the root
+        ("corpus", "corpus", "Search this corpus"),
+        ("blueprints", "blueprints", "blueprints match"),
+        ("export", "export", "Preview"),
     ):
-        page.goto(f"{server.url}/{name}?reviewer=ann")  # type: ignore[attr-defined]
+        page.goto(f"{server.url}/{path}?reviewer=ann")  # type: ignore[attr-defined]
         page.wait_for_selector(f"text={marker}")  # type: ignore[attr-defined]
         _settle(page)
+        if name == "corpus":
+            # A search with hits in code and in comments, and the file that has most of them.
+            pattern = page.get_by_role("textbox", name="Pattern *")  # type: ignore[attr-defined]
+            pattern.fill("System.out.println")
+            pattern.press("Enter")
+            _settle(page)
+            page.get_by_role("button", name="Run", exact=True).click()  # type: ignore[attr-defined]
+            page.wait_for_selector("text=4 findings")  # type: ignore[attr-defined]
+            page.get_by_text("TransferService.java · 2 hits").click()  # type: ignore[attr-defined]
+            page.wait_for_selector("text=Mark the hits")  # type: ignore[attr-defined]
         assert "Traceback" not in _main_text(page)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+        _screenshot(page, name)
     server.stop()
 
     with Store(server.db) as store:

@@ -77,7 +77,16 @@ def test_bad_numbers_are_bad_input(
 def test_the_console_script_runs_verify(store_path: Path) -> None:
     # A real process, as a user runs it: the worker pool must start from the console entry point.
     done = subprocess.run(
-        [sys.executable, "-m", "codesearch_core", "verify", "--db", str(store_path), "--limit", "8"],
+        [
+            sys.executable,
+            "-m",
+            "codesearch_core",
+            "verify",
+            "--db",
+            str(store_path),
+            "--limit",
+            "8",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

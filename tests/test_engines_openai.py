@@ -181,7 +181,7 @@ def test_request_enforces_the_schema_with_response_format(server: FakeServer) ->
 def test_request_enforces_the_schema_with_vllm_structured_outputs(server: FakeServer) -> None:
     engine(server.url, schema_mode="structured_outputs").propose(blueprints(), n=1)
     body = server.requests[0]
-    assert body["structured_outputs"] == {"json": TOOL_CALL_SCHEMA, "disable_any_whitespace": True}
+    assert body["structured_outputs"] == {"json": TOOL_CALL_SCHEMA}
     assert "response_format" not in body
 
 

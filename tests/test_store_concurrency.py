@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import shutil
+import tempfile
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,22 @@ from codesearch_core.store_queries import active_events
 
 THREADS = 8
 DECISIONS_PER_THREAD = 1000
-ITEMS = 40
+ITEMS = 64
+
+
+@pytest.fixture
+def fast_dir(tmp_path: Path) -> Iterator[Path]:
+    """A tmpfs folder where there is one: 8,000 commits each fsync the WAL, and the disk's sync
+    latency is not what these tests are about."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(dir=shm, prefix="codesearch-store-test-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _run_threads(target: object, n: int) -> list[BaseException]:
@@ -40,8 +58,8 @@ def _run_threads(target: object, n: int) -> list[BaseException]:
 
 
 @pytest.mark.slow
-def test_concurrent_reviewers_lose_no_decision(tmp_path: Path) -> None:
-    with Store(tmp_path / "studio.duckdb") as store:
+def test_concurrent_reviewers_lose_no_decision(fast_dir: Path) -> None:
+    with Store(fast_dir / "studio.duckdb") as store:
         bps = [blueprint(i) for i in range(ITEMS // 2)]
         store.add_blueprints(bps)
         items = store.add_proposals(

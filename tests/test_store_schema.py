@@ -88,7 +88,7 @@ def test_a_foreign_duckdb_file_is_refused(tmp_path: Path) -> None:
     conn = duckdb.connect(str(path))
     conn.execute("CREATE TABLE measurements (x INTEGER)")
     conn.close()
-    with pytest.raises(StoreError, match="not a codesearch store.*measurements"):
+    with pytest.raises(StoreError, match=r"not a codesearch store.*measurements"):
         Store(path)
 
 

@@ -354,12 +354,8 @@ class ProgressBar:
 
 
 def _register_verify(sub: argparse._SubParsersAction[Any]) -> None:
-    from codesearch_core.verify import (
-        DEFAULT_BATCH_SIZE,
-        DEFAULT_MAX_FINDINGS,
-        DEFAULT_TIMEOUT_S,
-        default_workers,
-    )
+    from codesearch_core.runner import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
+    from codesearch_core.verify import DEFAULT_BATCH_SIZE, default_workers
 
     p = sub.add_parser(
         "verify",
@@ -449,6 +445,17 @@ def run_verify(args: argparse.Namespace) -> int:
                 on_progress=progress.update,
                 execute=execute,
             )
+        except (KeyboardInterrupt, RuntimeError) as err:
+            # DuckDB turns Ctrl-C during a statement into RuntimeError("Query interrupted").
+            if isinstance(err, RuntimeError) and "interrupted" not in str(err).lower():
+                raise
+            progress.close()
+            print(
+                f"interrupted: {progress.done} results written to {path}; "
+                "run `codesearch verify` again to verify the rest",
+                file=sys.stderr,
+            )
+            return 130
         finally:
             progress.close()
     if report.count == 0:
@@ -468,10 +475,12 @@ class VerifyProgressLine:
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
+        self.done = 0
         self._last_draw = 0.0
         self._drawn = False
 
     def update(self, progress: Any) -> None:
+        self.done = progress.done
         now = time.monotonic()
         if now - self._last_draw < 0.1 and progress.done != progress.total:
             return
@@ -488,3 +497,4 @@ class VerifyProgressLine:
         if self._drawn:
             self.stream.write("\n")
             self.stream.flush()
+            self._drawn = False

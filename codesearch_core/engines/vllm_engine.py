@@ -47,6 +47,11 @@ class VllmSettings:
 
     `batch_size` is how many blueprints go into one `LLM.chat` call: the whole run is one batch
     for speed, but progress and stop requests are only seen between batches.
+
+    `compact_json` makes the grammar allow no whitespace between JSON tokens: legal whitespace
+    costs tokens, and weak models fill it. vLLM reads that flag only at engine level and only with
+    an explicit grammar backend, so `grammar_backend="auto"` is resolved here the way vLLM would:
+    xgrammar when vLLM accepts the schema for it, else guidance.
     """
 
     model: str
@@ -59,6 +64,8 @@ class VllmSettings:
     seed: int = 0
     trust_remote_code: bool = False
     batch_size: int = 256
+    compact_json: bool = True
+    grammar_backend: str = "auto"
     extra_kwargs: tuple[tuple[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -86,8 +93,29 @@ class VllmSettings:
             "seed": self.seed,
             "trust_remote_code": self.trust_remote_code,
         }
+        if self.compact_json:
+            backend = self.grammar_backend
+            if backend == "auto":
+                backend = grammar_backend_for(TOOL_CALL_SCHEMA)
+            kwargs["structured_outputs_config"] = {
+                "backend": backend,
+                "disable_any_whitespace": True,
+            }
+        elif self.grammar_backend != "auto":
+            kwargs["structured_outputs_config"] = {"backend": self.grammar_backend}
         kwargs.update(dict(self.extra_kwargs))
         return kwargs
+
+
+def grammar_backend_for(schema: dict[str, Any]) -> str:
+    """vLLM's own choice for a JSON schema: xgrammar unless it reports a feature xgrammar lacks."""
+    try:
+        from vllm.v1.structured_output.backend_xgrammar import (
+            has_xgrammar_unsupported_json_features,
+        )
+    except ImportError:  # vLLM moved it (or is absent): guidance handles every schema we have
+        return "guidance"
+    return "guidance" if has_xgrammar_unsupported_json_features(schema) else "xgrammar"
 
 
 def check_gpu_count(tensor_parallel_size: int, pipeline_parallel_size: int, visible: int) -> None:
@@ -218,10 +246,7 @@ def _sampling_params(n: int, sampling: SamplingSettings) -> Any:
         top_p=sampling.top_p,
         max_tokens=sampling.max_tokens,
         seed=sampling.seed,
-        # Compact JSON: whitespace between tokens is legal but costs tokens and invites rambling.
-        structured_outputs=StructuredOutputsParams(
-            json=TOOL_CALL_SCHEMA, disable_any_whitespace=True
-        ),
+        structured_outputs=StructuredOutputsParams(json=TOOL_CALL_SCHEMA),
     )
 
 

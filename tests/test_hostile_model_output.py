@@ -1,0 +1,165 @@
+"""Hostile model output: whatever a model writes becomes a Proposal (valid, or invalid with the
+reason), and a valid one can be stored, hashed and executed without a traceback.
+
+Held elsewhere (see docs/reliability.md): invalid JSON with its position, output cut at max_tokens,
+raw control characters, schema errors kept after repairs (tests/test_engines_repair.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from store_helpers import blueprint
+
+from codesearch_core.cli import main
+from codesearch_core.engines.base import check_n, proposal_from_text
+from codesearch_core.engines.mutations import MutationEngine, MutationKind
+from codesearch_core.errors import EngineError
+from codesearch_core.models import Proposal
+from codesearch_core.store import Store
+from codesearch_core.verify import VerifyTask, verify_one
+
+CALL = {"name": "ripgrep_search", "arguments": {"pattern": "foo", "paths": ["src"]}}
+
+
+def propose(raw: str) -> Proposal:
+    return proposal_from_text("bp-001", raw, engine="test", model="m", finish_reason="stop")
+
+
+def run_in(root: Path, proposal: Proposal) -> VerifyTask:
+    assert proposal.call is not None
+    return VerifyTask(proposal.blueprint_id, proposal.call.to_json(), "c", str(root), ())
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("foo = 1\n")
+    return tmp_path
+
+
+def test_every_truncation_of_a_call_is_an_invalid_proposal_with_the_position() -> None:
+    text = json.dumps(CALL)
+    for cut in range(len(text)):
+        proposal = propose(text[:cut])
+        assert not proposal.valid and proposal.call is None
+        assert proposal.raw_text == text[:cut]
+        assert proposal.error.startswith(("invalid JSON: ", "empty output")), proposal.error
+    assert propose(text).valid
+
+
+@pytest.mark.parametrize(
+    ("raw", "error"),
+    [
+        (
+            '{"name": "find_files", "arguments": {"pattern": "x"}}',
+            "name: 'find_files' is not one of: ast_grep_search, ripgrep_search",
+        ),
+        (
+            '{"name": "ripgrep_search", "arguments": {"pattern": 5}}',
+            "arguments.pattern: 5 is not of type 'string'",
+        ),
+        ('{"name": "ripgrep_search", "arguments": []}', "arguments: must be a JSON object"),
+        (
+            '{"name": "ripgrep_search", "arguments": {"pattern": "x", "context_lines": NaN}}',
+            "arguments.context_lines: nan is not of type 'integer'",
+        ),
+        ('"ripgrep_search TODO"', "call: a tool call must be a JSON object, got str"),
+        ("null", "call: a tool call must be a JSON object, got NoneType"),
+    ],
+)
+def test_valid_json_that_is_not_a_call_is_invalid_with_the_field(raw: str, error: str) -> None:
+    proposal = propose(raw)
+    assert not proposal.valid and proposal.error == error
+
+
+def test_a_10_mb_output_is_an_invalid_proposal_not_a_crash() -> None:
+    raw = json.dumps({"name": "ripgrep_search", "arguments": {"pattern": "x" * 10_000_000}})
+    proposal = propose(raw)
+    assert not proposal.valid
+    assert proposal.error == "arguments.pattern: too long (10000000 characters, at most 1000)"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=RecursionError,
+    reason="BUG: repair.parse_model_output calls json.loads without catching RecursionError, so "
+    "deeply nested output ('[' * 100000) crashes proposal_from_text (and every engine) instead "
+    "of becoming an invalid proposal",
+)
+def test_deeply_nested_output_is_an_invalid_proposal() -> None:
+    proposal = propose("[" * 100_000 + "]" * 100_000)
+    assert not proposal.valid and "JSON" in proposal.error
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="BUG: a NUL in the pattern (`\\u0000` escaped, or raw, which the control-character "
+    "repair accepts) gives a *valid* proposal; verify.verify_one then raises ValueError('embedded "
+    "null byte') from runner.run_tool_call, which aborts a whole verify run",
+)
+@pytest.mark.parametrize("nul", ["\\u0000", "\x00"])
+def test_a_nul_in_the_pattern_is_recorded_as_a_failure_not_raised(corpus: Path, nul: str) -> None:
+    proposal = propose('{"name": "ripgrep_search", "arguments": {"pattern": "fo%so"}}' % nul)
+    if not proposal.valid:
+        assert "NUL" in proposal.error
+        return
+    outcome = verify_one(run_in(corpus, proposal))
+    assert not outcome.run.ok and "NUL" in outcome.run.error
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=UnicodeEncodeError,
+    reason="BUG: schemas.parse_tool_call accepts a lone surrogate (valid JSON `\\ud800`) in a "
+    "string, so the proposal is valid, but ToolCall.call_hash / models.sha256_hex, "
+    "Store.add_proposals and runner.run_tool_call raise UnicodeEncodeError on it",
+)
+def test_a_lone_surrogate_in_a_call_is_invalid_or_works_everywhere(
+    corpus: Path, tmp_path: Path
+) -> None:
+    proposal = propose('{"name": "ripgrep_search", "arguments": {"pattern": "a\\ud800"}}')
+    if not proposal.valid:
+        assert "surrogate" in proposal.error or "Unicode" in proposal.error
+        return
+    assert proposal.call is not None
+    assert proposal.call.call_hash
+    with Store(tmp_path / "studio.duckdb") as store:
+        store.add_blueprints([blueprint(1)])
+        store.add_proposals([proposal])
+    verify_one(run_in(corpus, proposal))
+
+
+def test_a_huge_n_gives_the_mutation_engine_at_most_one_proposal_per_kind() -> None:
+    proposals = MutationEngine().propose([blueprint(1)], n=10**9)
+    assert 0 < len(proposals) <= len(MutationKind)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: engines.base.check_n and `codesearch propose --n` check only n >= 1; n=10**9 is "
+    "sent to the server (openai) or to vLLM's SamplingParams (which allocates per sample). The "
+    "app caps n at 16 (pages/propose.py); the library and CLI do not",
+)
+def test_a_huge_n_is_refused_with_a_message_naming_the_limit() -> None:
+    with pytest.raises(EngineError, match="at most"):
+        check_n(10**9)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="would load a model")
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: `codesearch propose --n 1000000000` is not refused; the run goes on to build the "
+    "engine (here: 'vLLM is not installed') and would ask it for 10**9 samples, instead of "
+    "exiting 2 naming --n",
+)
+def test_the_cli_refuses_a_huge_n_before_building_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["propose", "--engine", "vllm", "--n", str(10**9), "--out", str(tmp_path / "p.jsonl")]
+    assert main(argv) == 2
+    assert "--n" in capsys.readouterr().err
