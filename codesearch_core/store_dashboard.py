@@ -47,7 +47,15 @@ def dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
 
 def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
     c = counts(cur)
-    mean = first_row(cur.execute("SELECT avg(span_f1) FROM grades"))
+    # The grade cached on proposals (see store_schema) serves the mean and the histogram in one scan.
+    buckets = ", ".join(
+        # least() skips NULLs (least(NULL, 9) is 9), so ungraded rows are excluded first.
+        f"count(*) FILTER (WHERE span_f1 IS NOT NULL AND least(CAST(floor(span_f1 * "
+        f"{HISTOGRAM_BUCKETS}) AS INTEGER), {HISTOGRAM_BUCKETS - 1}) = {i})"
+        for i in range(HISTOGRAM_BUCKETS)
+    )
+    f1 = first_row(cur.execute(f"SELECT avg(span_f1), {buckets} FROM proposals"))
+    assert f1 is not None
     per_day = cur.execute(
         "SELECT CAST(ts AS DATE), action, count(*) FROM decisions GROUP BY ALL ORDER BY 1, 2"
     ).fetchall()
@@ -63,33 +71,27 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
         if decision in ("accept", "reject"):
             cell = acceptance.setdefault((tool, language), [0, 0])
             cell[0 if decision == "accept" else 1] += int(n)
-    histogram = dict(
-        cur.execute(
-            f"SELECT least(CAST(floor(span_f1 * {HISTOGRAM_BUCKETS}) AS INTEGER), "
-            f"{HISTOGRAM_BUCKETS - 1}), count(*) FROM grades WHERE span_f1 IS NOT NULL GROUP BY 1"
-        ).fetchall()
-    )
     mutations = cur.execute(
         "SELECT mutation_kind, count(*) FROM proposals WHERE decision = 'reject' "
         f"AND mutation_kind IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
     ).fetchall()
     errors = cur.execute(
         "SELECT coalesce(e.error_kind, CASE WHEN NOT p.valid THEN 'invalid_call' END) AS kind, "
-        "count(*) FROM proposals p LEFT JOIN executions e ON e.proposal_seq = p.seq "
-        "WHERE p.decision = 'reject' AND kind IS NOT NULL "
+        "count(*) FROM (SELECT seq, valid FROM proposals WHERE decision = 'reject') p "
+        "LEFT JOIN executions e ON e.proposal_seq = p.seq WHERE kind IS NOT NULL "
         f"GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
     ).fetchall()
     return DashboardStats(
         counts=c,
         acceptance_rate=_rate(c.accepted, c.accepted + c.rejected),
         valid_rate=_rate(c.valid, c.proposals),
-        mean_span_f1=None if mean is None or mean[0] is None else float(mean[0]),
+        mean_span_f1=None if f1[0] is None else float(f1[0]),
         decisions_per_day=tuple((d, str(a), int(n)) for d, a, n in per_day),
         acceptance_by_tool_language=tuple(
             (tool, lang, a, r) for (tool, lang), (a, r) in sorted(acceptance.items())
         ),
         span_f1_histogram=tuple(
-            (i / HISTOGRAM_BUCKETS, (i + 1) / HISTOGRAM_BUCKETS, int(histogram.get(i, 0)))
+            (i / HISTOGRAM_BUCKETS, (i + 1) / HISTOGRAM_BUCKETS, int(f1[1 + i]))
             for i in range(HISTOGRAM_BUCKETS)
         ),
         tool_confusion=tuple((r, p, n) for (r, p), n in sorted(confusion.items())),

@@ -20,6 +20,7 @@ decisions on one item conflict (one retries on the new state), so it cannot drif
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Final
 
 import duckdb
@@ -206,8 +207,6 @@ def apply_migrations(
     conn: duckdb.DuckDBPyConnection, *, current: int, upto: int = SCHEMA_VERSION
 ) -> None:
     """Replay the steps from `current` to `upto`, each version in its own transaction."""
-    from datetime import UTC, datetime
-
     for version in range(current + 1, upto + 1):
         conn.execute("BEGIN TRANSACTION")
         try:

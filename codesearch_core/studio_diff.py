@@ -51,8 +51,8 @@ def call_diff(
 
     `proposed=None` (a proposal that did not parse) shows every reference field as removed.
     """
-    ref = dict(_leaves(reference or {}, ""))
-    prop = dict(_leaves(proposed or {}, ""))
+    ref = dict(_leaves(reference, "")) if reference else {}
+    prop = dict(_leaves(proposed, "")) if proposed else {}
     rows: list[CallDiffRow] = []
     for name in [*ref, *(k for k in prop if k not in ref)]:
         in_ref, in_prop = name in ref, name in prop

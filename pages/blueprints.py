@@ -98,11 +98,12 @@ with st.container(border=True):
     )
     selected = [listing.items[i] for i in (picked.selection.rows if picked else [])]
     a1, a2, a3, a4 = st.columns(4)
-    if a1.button("New blueprint", icon=":material/add:", width="stretch"):
+    if a1.button("New blueprint", icon=":material/add:", width="stretch", key="bp_new"):
         name = _shared.current_corpus() or (corpus.list_corpora() or [""])[0]
         _load(studio.BlueprintDraft(corpus=name, call={}))
     if a2.button(
         "Edit selected",
+        key="bp_edit",
         icon=":material/edit:",
         disabled=len(selected) != 1,
         width="stretch",
@@ -111,6 +112,7 @@ with st.container(border=True):
         _load(studio.draft_from_blueprint(selected[0]))
     if a3.button(
         f"Propose for {len(selected)} selected" if selected else "Propose for selected",
+        key="bp_propose_selected",
         icon=":material/auto_awesome:",
         disabled=not selected,
         width="stretch",
@@ -239,7 +241,10 @@ with st.container(border=True):
                             key=f"bp:{v}:add_path", placeholder="file")  # fmt: skip
     add_lines = m2.text_input("Lines", key=f"bp:{v}:add_lines", placeholder="12 or 12-15")
     m3.markdown("<div style='height:28px'></div>", unsafe_allow_html=True)
-    if m3.button("Add span", icon=":material/add:", disabled=not add_path or not add_lines.strip()):
+    if m3.button(
+        "Add span", icon=":material/add:", disabled=not add_path or not add_lines.strip(),
+        key="bp_add_span",
+    ):  # fmt: skip
         with _shared.shown_errors():
             draft = studio.add_expected_span(
                 replace(draft, corpus=bp_corpus, expected=expected_spans), add_path or "", add_lines
@@ -259,10 +264,17 @@ with st.container(border=True):
                     st.html(marked_window_html(lines, mark, max_lines=20, title=title_line))
 
     t1, t2 = st.columns([1, 2])
+    # The language follows the call and its findings until the author types one.
+    language_key, auto_key = f"bp:{v}:language", f"bp:{v}:language_auto"
+    inferred = studio.infer_language(form.call, draft.found)
+    if language_key not in st.session_state:
+        st.session_state[language_key] = draft.language or inferred
+        st.session_state[auto_key] = "" if draft.language else inferred
+    elif st.session_state[language_key] == st.session_state.get(auto_key):
+        st.session_state[language_key] = st.session_state[auto_key] = inferred
     bp_language = t1.text_input(
-        "Language", value=draft.language or studio.infer_language(form.call, draft.found),
-        key=f"bp:{v}:language", help="ast-grep's name for it (python, tsx, go, ...), or text.",
-    )  # fmt: skip
+        "Language", key=language_key, help="ast-grep's name for it (python, tsx, go, ...), or text."
+    )
     tags_text = t2.text_input(
         "Tags", value=", ".join(draft.tags), key=f"bp:{v}:tags",
         placeholder="comma separated, e.g. react, adversarial:structure-vs-text",
@@ -302,7 +314,7 @@ with st.container(border=True):
             _load(replace(studio.draft_from_blueprint(blueprint), found=draft.found))
             st.session_state["bp_saved"] = f"Blueprint `{blueprint.id}` {outcome}."
             st.rerun()
-    if s2.button("Close editor", icon=":material/close:"):
+    if s2.button("Close editor", icon=":material/close:", key="bp_close"):
         _load(None)
         st.rerun()
     if saved := st.session_state.pop("bp_saved", None):

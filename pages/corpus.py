@@ -148,7 +148,11 @@ with tree_col:
     labels = {
         e.path: "\u2003" * e.depth
         + (f":material/folder: {e.name}" if e.is_dir else f":material/description: {e.name}")
-        + (f" · {len(hits_by_file[e.path])} hits" if e.path in hits_by_file else "")
+        + (
+            f" · {len(hits_by_file[e.path])} hit{'' if len(hits_by_file[e.path]) == 1 else 's'}"
+            if e.path in hits_by_file
+            else ""
+        )
         for e in entries
     }
     options = list(labels)

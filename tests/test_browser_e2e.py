@@ -280,7 +280,7 @@ def test_first_start_gives_the_whole_loop_and_every_page_is_screenshotted(
             page.get_by_role("button", name="Run", exact=True).click()  # type: ignore[attr-defined]
             page.wait_for_selector("text=4 findings")  # type: ignore[attr-defined]
             page.get_by_text("TransferService.java · 2 hits").click()  # type: ignore[attr-defined]
-            page.wait_for_selector("text=Mark the hits")  # type: ignore[attr-defined]
+            page.wait_for_selector("text=Whole file, hits marked")  # type: ignore[attr-defined]
         assert "Traceback" not in _main_text(page)
         _screenshot(page, name)
     server.stop()

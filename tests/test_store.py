@@ -389,6 +389,24 @@ def test_queue_filters_by_decision_state(
     assert _ids(store.review_queue(QueueFilters(decision=state))) == [queue[i] for i in expected]
 
 
+def test_intent_search_is_literal_and_ignores_case(store: Store) -> None:
+    store.add_blueprints(
+        [
+            blueprint(1, intent="Find the CAFÉ handlers"),
+            blueprint(2, intent="Find 100% of the snake_case names"),
+            blueprint(3, intent="Find 1000 snakeXcase names"),
+        ]
+    )
+    store.add_proposals([proposal(blueprint(i)) for i in (1, 2, 3)])
+    assert [i.blueprint_id for i in store.review_queue(QueueFilters(text="café")).items] == [
+        "bp-001"
+    ]
+    for literal in ("100%", "snake_case"):
+        found = store.review_queue(QueueFilters(text=literal)).items
+        assert [i.blueprint_id for i in found] == ["bp-002"], literal
+    assert store.list_blueprints(BlueprintFilters(text="BP-003")).total == 1
+
+
 def test_queue_pages_cover_the_queue_once(store: Store, queue: list[str]) -> None:
     pages = [store.review_queue(ANY, offset=o, limit=4) for o in (0, 4, 8)]
     assert [_ids(p) for p in pages] == [queue[:4], queue[4:], []]

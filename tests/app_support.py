@@ -1,0 +1,107 @@
+"""Shared set-up for the app's AppTest tests: a temp store per test, fresh Streamlit caches, a
+store with reviewable items, and opening a page as a curator would."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from codesearch_core import studio
+from codesearch_core.engines import MutationEngine
+from codesearch_core.store import Store
+from codesearch_core.store_types import BlueprintFilters
+from codesearch_core.verify import verify_pending
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+#: Script runs that execute tools or build exports take longer than AppTest's 3 s default.
+TIMEOUT_S = 60
+
+PAGES = (
+    "pages/overview.py",
+    "pages/corpus.py",
+    "pages/blueprints.py",
+    "pages/propose.py",
+    "pages/review.py",
+    "pages/export.py",
+)
+
+
+def release_app_store() -> None:
+    """Close the store the app cached (its `on_release`), so the test may open the file itself."""
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+@pytest.fixture
+def studio_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temp store with the shipped corpora and seeds (what a first start gets)."""
+    db = tmp_path / "studio.duckdb"
+    monkeypatch.setenv("CODESEARCH_DB", str(db))
+    release_app_store()
+    yield db
+    release_app_store()
+
+
+@pytest.fixture
+def empty_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """No corpora, no seeds, a new store: everything the app lists is empty."""
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("CODESEARCH_DATA", str(data))
+    monkeypatch.setenv("CODESEARCH_DB", str(tmp_path / "studio.duckdb"))
+    release_app_store()
+    yield data
+    release_app_store()
+
+
+def _build_reviewable(db: Path) -> None:
+    with Store(db) as store:
+        studio.ensure_seeded(store)
+        blueprints = studio.all_blueprints(store, BlueprintFilters(corpus="ledger"), limit=1000)
+        studio.propose_into_store(store, MutationEngine(), blueprints, n=2)
+        verify_pending(store, workers=1)
+
+
+@pytest.fixture(scope="session")
+def reviewable_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once per session: the seeds plus executed, graded mutations of the ledger corpus."""
+    db = tmp_path_factory.mktemp("template") / "studio.duckdb"
+    _build_reviewable(db)
+    return db
+
+
+def seed_reviewable(db: Path, template: Path) -> list[str]:
+    """Copy the reviewable template to `db`; the review queue's ids in order."""
+    release_app_store()
+    shutil.copyfile(template, db)
+    with Store(db) as store:
+        return [i.proposal_id for i in store.review_queue(limit=10_000).items]
+
+
+def open_app(page: str | None = None, *, reviewer: str | None = None) -> AppTest:
+    """The app, run once, then switched to `page`; the reviewer typed into the sidebar."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
+    assert not at.exception, at.exception
+    if page is not None:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    if reviewer is not None:
+        at.text_input(key="reviewer").input(reviewer).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def stored(db: Path) -> Store:
+    """The store file, opened by the test after the app let go of it."""
+    release_app_store()
+    return Store(db)
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    """The texts of every element of one kind (`error`, `success`, `markdown`, ...)."""
+    return [str(e.value) for e in getattr(at, kind)]
