@@ -18,7 +18,7 @@ import importlib.metadata
 import json
 import os
 import tempfile
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from itertools import groupby, islice
@@ -88,7 +88,9 @@ def code_version() -> str:
 # --- records -------------------------------------------------------------------------------------
 
 
-class _Counter:
+class ExportCounts:
+    """Tallies kept while records stream out; they end up in the manifest's `counts`."""
+
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
 
@@ -118,7 +120,7 @@ def _f1(row: ExportRow) -> float:
 
 
 def _pairs(
-    store: Store, filters: QueueFilters, counter: _Counter
+    store: Store, filters: QueueFilters, counter: ExportCounts
 ) -> Iterator[tuple[ExportRow, ExportRow]]:
     rows = store.export_rows(filters, kind="pairs", include_reference=True)
     for _, group in groupby(rows, key=lambda r: r.blueprint_id):
@@ -150,12 +152,12 @@ def records(
     *,
     with_meta: bool = False,
     include_reference: bool = False,
-    counter: _Counter | None = None,
+    counter: ExportCounts | None = None,
 ) -> Generator[dict[str, Any], None, None]:
     """The export's records in order, streamed (what `export` writes and the app previews)."""
     fmt = ExportFormat(fmt)
     filters = replace(filters or QueueFilters(), decision=DecisionState.ACCEPTED)
-    counter = counter or _Counter()
+    counter = counter or ExportCounts()
     if fmt is ExportFormat.PAIRS:
         for chosen, rejected in _pairs(store, filters, counter):
             counter.add("pairs")
@@ -222,11 +224,11 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _atomic_write(path: Path, fill: Callable[[BinaryIO], T], what: str) -> T:
-    """Run `fill` on a temp file beside `path`, sync it, and rename it over `path`.
+def _write_temp(path: Path, fill: Callable[[BinaryIO], T], what: str) -> tuple[Path, T]:
+    """Run `fill` on a temp file beside `path` and sync it; the caller renames it into place.
 
-    The previous file stays in place until the new one is complete and synced; on any error the temp
-    file is removed, and an OSError (disk full, permission) becomes a StoreError.
+    On any error the temp file is removed, and an OSError (disk full, permission) becomes a
+    StoreError; `path` itself is never touched here.
     """
     if path.is_dir():
         raise StoreError(f"{path} is a directory; give a file name for the {what}")
@@ -244,23 +246,35 @@ def _atomic_write(path: Path, fill: Callable[[BinaryIO], T], what: str) -> T:
             result = fill(fh)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except OSError as err:
         tmp.unlink(missing_ok=True)
-        kept = "the previous file is unchanged" if path.exists() else "no file was created"
         raise StoreError(
-            f"could not write the {what} {path}: {err.strerror or err}; {kept}"
+            f"could not write the {what} {path}: {err.strerror or err}; {_kept(path)}"
         ) from err
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
-    return result
+    return tmp, result
 
 
-def write_jsonl_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> WriteResult:
-    """Write one JSON object per line to `path`, all or nothing (see `_atomic_write`)."""
+def _kept(path: Path) -> str:
+    return "the previous file is unchanged" if path.exists() else "no file was created"
 
+
+def _move_into_place(moves: Sequence[tuple[Path, Path]], what: str) -> None:
+    """Rename each synced temp file over its final name, then sync the folder."""
+    try:
+        for tmp, path in moves:
+            os.replace(tmp, path)
+    except OSError as err:
+        for tmp, _ in moves:
+            tmp.unlink(missing_ok=True)
+        raise StoreError(f"could not put the {what} in place: {err.strerror or err}") from err
+    for folder in {path.parent for _, path in moves}:
+        _fsync_dir(folder)
+
+
+def _jsonl_fill(rows: Iterable[Mapping[str, Any]]) -> Callable[[BinaryIO], WriteResult]:
     encode = msgspec.json.Encoder().encode
 
     def fill(fh: BinaryIO) -> WriteResult:
@@ -274,7 +288,16 @@ def write_jsonl_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> WriteRe
             size += len(line)
         return WriteResult(count, size, digest.hexdigest())
 
-    return _atomic_write(Path(path), fill, "export")
+    return fill
+
+
+def write_jsonl_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> WriteResult:
+    """Write one JSON object per line to `path`, all or nothing: the previous file stays in place
+    until the new one is complete and synced, and a failure leaves no temp file behind."""
+    path = Path(path)
+    tmp, result = _write_temp(path, _jsonl_fill(rows), "export")
+    _move_into_place([(tmp, path)], "export")
+    return result
 
 
 def export(
@@ -293,7 +316,7 @@ def export(
         raise StoreError(f"{out_path} is the store itself; choose another file for the export")
     filters = filters or QueueFilters()
     fingerprint = store.fingerprint()
-    counter = _Counter()
+    counter = ExportCounts()
     stream = records(
         store,
         fmt,
@@ -302,25 +325,39 @@ def export(
         include_reference=include_reference,
         counter=counter,
     )
-    result = write_jsonl_atomic(out_path, stream)
-    # The decision filter does not apply: exports take accepted (and, for pairs, rejected) items.
-    exported_filters = {k: v for k, v in filters.to_dict().items() if k != "decision"}
-    manifest = Manifest(
-        format=fmt.value,
-        path=str(out_path),
-        rows=result.rows,
-        bytes=result.bytes,
-        sha256=result.sha256,
-        counts=dict(sorted(counter.counts.items())),
-        filters=exported_filters,
-        with_meta=with_meta,
-        include_reference=include_reference and fmt is not ExportFormat.PAIRS,
-        store=fingerprint,
-        created_at=utc_now().isoformat() + "Z",
-        code_version=code_version(),
-    )
-    text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False, sort_keys=True)
-    _atomic_write(manifest_path(out_path), lambda fh: fh.write((text + "\n").encode()), "manifest")
+    data_tmp, result = _write_temp(out_path, _jsonl_fill(stream), "export")
+    try:
+        # The decision filter does not apply: exports take accepted (and, for pairs, rejected) items.
+        exported_filters = {k: v for k, v in filters.to_dict().items() if k != "decision"}
+        manifest = Manifest(
+            format=fmt.value,
+            path=str(out_path),
+            rows=result.rows,
+            bytes=result.bytes,
+            sha256=result.sha256,
+            counts=dict(sorted(counter.counts.items())),
+            filters=exported_filters,
+            with_meta=with_meta,
+            include_reference=include_reference and fmt is not ExportFormat.PAIRS,
+            store=fingerprint,
+            created_at=utc_now().isoformat() + "Z",
+            code_version=code_version(),
+        )
+        text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        meta_path = manifest_path(out_path)
+        meta_tmp, _ = _write_temp(meta_path, lambda fh: fh.write(text.encode()), "manifest")
+    except BaseException:
+        data_tmp.unlink(missing_ok=True)
+        raise
+    # Both files are complete before either is renamed. The old manifest goes first, so a crash
+    # between the renames leaves data without a manifest, never a manifest describing other data.
+    try:
+        meta_path.unlink(missing_ok=True)
+    except OSError as err:
+        data_tmp.unlink(missing_ok=True)
+        meta_tmp.unlink(missing_ok=True)
+        raise StoreError(f"cannot replace the manifest {meta_path}: {err.strerror or err}") from err
+    _move_into_place([(data_tmp, out_path), (meta_tmp, meta_path)], "export")
     return manifest
 
 

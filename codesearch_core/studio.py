@@ -7,6 +7,7 @@ pages call these instead of holding logic themselves.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +19,7 @@ import httpx
 from codesearch_core import config, corpus
 from codesearch_core.blueprints import blueprint_from_dict, read_blueprints_jsonl
 from codesearch_core.engines.base import Engine, SamplingSettings
+from codesearch_core.engines.prompt import Example, PromptConfig
 from codesearch_core.errors import EngineError, InputFileError
 from codesearch_core.grader import diff_findings
 from codesearch_core.models import (
@@ -30,8 +32,15 @@ from codesearch_core.models import (
     ToolName,
 )
 from codesearch_core.paths import resolve_in_corpus
+from codesearch_core.schemas import parse_tool_call
 from codesearch_core.store import Store
-from codesearch_core.store_types import BlueprintFilters, ImportReport, QueueFilters, ReviewItem
+from codesearch_core.store_types import (
+    BlueprintFilters,
+    DecisionState,
+    ImportReport,
+    QueueFilters,
+    ReviewItem,
+)
 from codesearch_core.studio_diff import FindingRow, finding_rows
 from codesearch_core.verify import VerifyTask, verify_one
 
@@ -352,6 +361,8 @@ def propose_into_store(
     n: int = 1,
     settings: SamplingSettings | None = None,
     chunk_size: int = 32,
+    prompt: PromptConfig | None = None,
+    examples: Sequence[Example] = (),
     on_chunk: Callable[[ProposeProgress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> ProposeProgress:
@@ -367,7 +378,7 @@ def propose_into_store(
         if should_stop is not None and should_stop():
             break
         chunk = blueprints[start : start + chunk_size]
-        proposals = engine.propose(chunk, n=n, settings=settings)
+        proposals = engine.propose(chunk, n=n, settings=settings, prompt=prompt, examples=examples)
         report = store.add_proposals_report(proposals, source=f"{engine.name}:{engine.model}")
         progress = ProposeProgress(
             blueprints_done=progress.blueprints_done + len(chunk),
@@ -379,6 +390,20 @@ def propose_into_store(
         if on_chunk is not None:
             on_chunk(progress)
     return progress
+
+
+def accepted_examples(store: Store, limit: int) -> list[Example]:
+    """Few-shot examples for a prompt: the first `limit` accepted proposals (intent and call)."""
+    examples: list[Example] = []
+    if limit < 1:
+        return examples
+    rows = store.export_rows(QueueFilters(decision=DecisionState.ACCEPTED), kind="accepted")
+    for row in rows:
+        if row.call_json is not None:
+            examples.append(Example(row.intent, parse_tool_call(json.loads(row.call_json))))
+        if len(examples) >= limit:
+            break
+    return examples
 
 
 def all_blueprints(store: Store, filters: BlueprintFilters, *, limit: int) -> list[Blueprint]:

@@ -152,11 +152,26 @@ def sidebar() -> None:
             st.selectbox("Corpus", names, key=CORPUS, persist_state="session")
         else:
             st.warning(f"No corpora in `{config.corpora_dir()}`.")
-        engine = st.session_state.get(ENGINE) or {"label": "mutations (built in)"}
-        st.caption(f"**Engine** · {engine['label']}")
-        if line := vllm_status_line():
-            st.caption(line)
+        # A slot, not a caption: the Propose page sets the engine after the sidebar is drawn.
+        _routing.engine_slot = st.empty()
+        _draw_engine()
         st.caption(f"**Store** · `{config.db_path()}`")
+
+
+def _draw_engine() -> None:
+    engine = st.session_state.get(ENGINE) or {"label": "mutations (built in)"}
+    line = f"**Engine** · {engine['label']}"
+    if status := vllm_status_line():
+        line += f"  \n{status}"
+    slot = getattr(_routing, "engine_slot", None)
+    if slot is not None:
+        slot.caption(line)
+
+
+def set_active_engine(kind: str, label: str) -> None:
+    """Record the engine the Propose page is set up with, and show it in the sidebar at once."""
+    st.session_state[ENGINE] = {"kind": kind, "label": label}
+    _draw_engine()
 
 
 def reviewer() -> str:

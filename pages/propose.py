@@ -12,6 +12,14 @@ from codesearch_core import corpus, studio
 from codesearch_core.engines import MutationEngine, OpenAIEngine, OpenAISettings, SamplingSettings
 from codesearch_core.engines.base import Engine
 from codesearch_core.engines.presets import PRESETS
+from codesearch_core.engines.prompt import (
+    DEFAULT_RULES,
+    DEFAULT_SYSTEM,
+    Example,
+    PromptConfig,
+    build_messages,
+    messages_to_text,
+)
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Blueprint, ToolName
 from codesearch_core.store_types import BlueprintFilters, QueueFilters
@@ -177,6 +185,33 @@ with st.container(border=True):
                    "per line with `blueprint_id` and `raw_text` or `call`.")  # fmt: skip
         upload = st.file_uploader("Proposals JSONL", type=["jsonl", "json", "txt"], key="pe:upload")
 
+prompt_config: PromptConfig | None = None
+examples: list[Example] = []
+if kind in ("vllm", "openai"):
+    with st.expander("Prompt", icon=":material/chat:"):
+        system = st.text_area("System message", DEFAULT_SYSTEM, key="pp:system", height=68)
+        p1, p2, p3 = st.columns(3)
+        with_rules = p1.toggle("Rules on choosing and writing the call", True, key="pp:rules")
+        schema_mode = p2.segmented_control(
+            "Tool schema in the prompt", ["compact", "full", "none"], default="compact",
+            key="pp:schema", required=True,
+        )  # fmt: skip
+        shots = int(p3.number_input("Few-shot examples (accepted items)", 0, 8, 0, key="pp:shots"))
+        prompt_config = PromptConfig(
+            system=system, rules=DEFAULT_RULES if with_rules else (),
+            schema=schema_mode or "compact", max_examples=shots,
+        )  # fmt: skip
+        examples = studio.accepted_examples(store, shots)
+        if shots and len(examples) < shots:
+            st.caption(f"Only {len(examples)} accepted items to draw examples from.")
+        if blueprints:
+            st.caption(f"The prompt for `{blueprints[0].id}`:")
+            messages = build_messages(blueprints[0].intent, prompt_config, examples)
+            st.code(messages_to_text(messages), language="text", wrap_lines=True, height=240)
+
+if engine is not None:
+    _shared.set_active_engine(kind or "mutations", f"{KINDS[kind or 'mutations']} · {engine.model}")
+
 # --- run ----------------------------------------------------------------------------------------
 
 st.subheader("3 · Run", anchor=False)
@@ -203,9 +238,6 @@ if start:
             st.session_state[LAST_RUN] = {"engine": "import", "proposals": report.new + report.existing,
                                           "new": report.new}  # fmt: skip
         elif engine is not None:
-            st.session_state[_shared.ENGINE] = {
-                "kind": kind, "label": f"{KINDS[kind]} · {engine.model}", "name": engine.name,
-            }  # fmt: skip
             bar = st.progress(0.0, text="Proposing…")
             st.session_state[LAST_RUN] = {"engine": engine.name}
 
@@ -220,7 +252,8 @@ if start:
                 )
 
             studio.propose_into_store(store, engine, blueprints, n=n, settings=sampling,
-                                      chunk_size=chunk_size, on_chunk=on_chunk)  # fmt: skip
+                                      chunk_size=chunk_size, prompt=prompt_config,
+                                      examples=examples, on_chunk=on_chunk)  # fmt: skip
             bar.empty()
         _verify()
     except CodesearchError as err:

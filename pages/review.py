@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from itertools import groupby
 
 import pandas as pd
 import streamlit as st
@@ -22,7 +23,7 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
 from codesearch_core.schemas import AST_GREP_LANGUAGES
 from codesearch_core.store_types import DecisionState, QueueFilters, ReviewItem
-from codesearch_core.studio_code import marked_window_html
+from codesearch_core.studio_code import hit_windows, render_lines_html
 from codesearch_core.studio_diff import Change, FindingStatus, call_diff
 from pages import _shared
 
@@ -155,6 +156,39 @@ def _call_json(call: object) -> str:
     return json.dumps(call, indent=2, ensure_ascii=False)
 
 
+def _decision_bar(item: ReviewItem, who: str, stack: list[str]) -> None:
+    """Accept / Reject / Skip / Undo with their keys, the note and the reject reason: at the top of
+    the card, so neither the mouse nor the eye has to travel to decide."""
+    stored = item.proposal
+    if not who:
+        st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
+                   icon=":material/badge:")  # fmt: skip
+    b1, b2, b3, b4, note, reason = st.columns(
+        [1.5, 1.5, 1.3, 1.3, 2.6, 2.2], vertical_alignment="center"
+    )
+    invalid = stored.proposal.call is None
+    b1.button("Accept", type="primary", icon=":material/check:", shortcut="A",
+              disabled=not who or invalid, on_click=_decide,
+              args=(stored.id, DecisionAction.ACCEPT), key="accept", width="stretch",
+              help="An invalid call cannot be accepted: reject it, or edit the call below and "
+              "accept the new proposal." if invalid else None)  # fmt: skip
+    b2.button("Reject", icon=":material/close:", shortcut="X", disabled=not who,
+              on_click=_decide, args=(stored.id, DecisionAction.REJECT), key="reject",
+              width="stretch")  # fmt: skip
+    b3.button("Skip", icon=":material/skip_next:", shortcut="S", disabled=not who,
+              on_click=_decide, args=(stored.id, DecisionAction.SKIP), key="skip",
+              width="stretch")  # fmt: skip
+    can_undo = bool(who) and (bool(stack) or item.decision is not None)
+    b4.button("Undo", icon=":material/undo:", shortcut="U", disabled=not can_undo,
+              on_click=_undo, args=(stored.id,), key="undo", width="stretch")  # fmt: skip
+    note.text_input("Note", key=f"note:{stored.id}", placeholder="note (optional)",
+                    label_visibility="collapsed")  # fmt: skip
+    reason.selectbox(
+        "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
+        placeholder="reject reason", label_visibility="collapsed",
+    )  # fmt: skip
+
+
 @st.fragment
 def review_card() -> None:
     flash = st.session_state.pop(FLASH, None)
@@ -214,7 +248,8 @@ def review_card() -> None:
                 + (f" ({d.reason})" if d.reason else ""),
                 icon=":material/history:",
             )
-    st.markdown(f"> {bp.intent}")
+    st.subheader(bp.intent, anchor=False)
+    _decision_bar(item, who, stack)
 
     # The calls.
     ref_call = bp.reference_call.to_dict()
@@ -279,42 +314,23 @@ def review_card() -> None:
             f":red-badge[{counts[FindingStatus.MISS]} miss] "
             f":orange-badge[{counts[FindingStatus.EXTRA]} extra]"
         )
-        shown = rows if len(rows) <= MAX_FINDING_ROWS else rows[:MAX_FINDING_ROWS]
-        for row in shown:
-            title = f"{row.status.value.upper()} · {row.path} · {row.lines_label}"
+        shown = rows[:MAX_FINDING_ROWS]
+        # One block per file with every hit, miss and extra of it marked: overlapping windows of
+        # neighbouring findings would repeat the same lines.
+        for path, in_file in groupby(shown, key=lambda r: r.path):
+            file_rows = list(in_file)
+            title = f"{path} · " + ", ".join(f"{r.status.value} {r.lines_label}" for r in file_rows)
             try:
-                lines = _shared.lines_of(bp.corpus, row.path)
+                lines = _shared.lines_of(bp.corpus, path)
             except CodesearchError as err:
                 st.caption(f"{title}: {err}")
                 continue
-            st.html(marked_window_html(lines, row.mark, context=2, max_lines=16, title=title))
+            marks = [r.mark for r in file_rows]
+            for i, (first, last) in enumerate(hit_windows(len(lines), marks, context=2)):
+                st.html(render_lines_html(lines[first - 1 : last], first_line=first, marks=marks,
+                                          title=title if i == 0 else ""))  # fmt: skip
         if len(rows) > MAX_FINDING_ROWS:
             st.caption(f"…and {len(rows) - MAX_FINDING_ROWS} more rows.")
-
-    # Decide.
-    st.divider()
-    n1, n2 = st.columns([3, 2])
-    n1.text_input("Note (optional)", key=f"note:{stored.id}", placeholder="why, for the record")
-    n2.selectbox(
-        "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
-        placeholder="pick one when rejecting",
-    )  # fmt: skip
-    if not who:
-        st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
-                   icon=":material/badge:")  # fmt: skip
-    b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 2])
-    b1.button("Accept", type="primary", icon=":material/check:", shortcut="A", disabled=not who,
-              on_click=_decide, args=(stored.id, DecisionAction.ACCEPT), key="accept",
-              width="stretch")  # fmt: skip
-    b2.button("Reject", icon=":material/close:", shortcut="X", disabled=not who,
-              on_click=_decide, args=(stored.id, DecisionAction.REJECT), key="reject",
-              width="stretch")  # fmt: skip
-    b3.button("Skip", icon=":material/skip_next:", shortcut="S", disabled=not who,
-              on_click=_decide, args=(stored.id, DecisionAction.SKIP), key="skip",
-              width="stretch")  # fmt: skip
-    can_undo = bool(who) and (bool(stack) or item.decision is not None)
-    b4.button("Undo", icon=":material/undo:", shortcut="U", disabled=not can_undo,
-              on_click=_undo, args=(stored.id,), key="undo", width="stretch")  # fmt: skip
 
     with st.expander("Edit the call and re-run", icon=":material/edit:"):
         st.caption("The edited call is stored as a new proposal (its parent is this one), executed "

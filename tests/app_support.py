@@ -1,5 +1,9 @@
 """Shared set-up for the app's AppTest tests: a temp store per test, fresh Streamlit caches, a
-store with reviewable items, and opening a page as a curator would."""
+store with reviewable items, and opening a page as a curator would.
+
+Test modules import the fixtures by their function names (`studio_db_fixture`, ...) and use them
+by their fixture names (`studio_db`, ...).
+"""
 
 from __future__ import annotations
 
@@ -37,8 +41,8 @@ def release_app_store() -> None:
     st.cache_data.clear()
 
 
-@pytest.fixture
-def studio_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+@pytest.fixture(name="studio_db")
+def studio_db_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A temp store with the shipped corpora and seeds (what a first start gets)."""
     db = tmp_path / "studio.duckdb"
     monkeypatch.setenv("CODESEARCH_DB", str(db))
@@ -47,8 +51,8 @@ def studio_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     release_app_store()
 
 
-@pytest.fixture
-def empty_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+@pytest.fixture(name="empty_install")
+def empty_install_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """No corpora, no seeds, a new store: everything the app lists is empty."""
     data = tmp_path / "data"
     data.mkdir()
@@ -67,8 +71,8 @@ def _build_reviewable(db: Path) -> None:
         verify_pending(store, workers=1)
 
 
-@pytest.fixture(scope="session")
-def reviewable_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(name="reviewable_template", scope="session")
+def reviewable_template_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Built once per session: the seeds plus executed, graded mutations of the ledger corpus."""
     db = tmp_path_factory.mktemp("template") / "studio.duckdb"
     _build_reviewable(db)

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_support import open_app, stored, texts
+from app_support import (
+    open_app,
+    stored,
+    studio_db_fixture,  # noqa: F401 (a fixture)
+    texts,
+)
 from streamlit.testing.v1 import AppTest
 
 from codesearch_core.blueprints import dumps_blueprints_jsonl
 from codesearch_core.models import Span
 
 BLUEPRINTS = "pages/blueprints.py"
-
-# The fixtures (a temp store per test, fresh caches) live in tests/app_support.py.
-pytest_plugins = ["app_support"]
 
 
 def field(at: AppTest, kind: str, suffix: str) -> object:

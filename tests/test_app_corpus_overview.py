@@ -6,8 +6,10 @@ from pathlib import Path
 
 from app_support import (
     open_app,
+    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
+    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 from streamlit.testing.v1 import AppTest
@@ -16,9 +18,6 @@ from codesearch_core.models import DecisionAction
 from codesearch_core.store_types import DecisionState
 
 CORPUS = "pages/corpus.py"
-
-# The fixtures (a temp store per test, fresh caches) live in tests/app_support.py.
-pytest_plugins = ["app_support"]
 
 
 def pattern_input(at: AppTest) -> object:

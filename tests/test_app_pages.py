@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 from app_support import (
     PAGES,
+    empty_install_fixture,  # noqa: F401 (a fixture)
     open_app,
+    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
+    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 
 from codesearch_core.models import DecisionAction
-
-# The fixtures (a temp store per test, fresh caches) live in tests/app_support.py.
-pytest_plugins = ["app_support"]
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -9,15 +9,14 @@ from pathlib import Path
 
 from app_support import (
     open_app,
+    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
+    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 
 from codesearch_core.models import DecisionAction
-
-# The fixtures (a temp store per test, fresh caches) live in tests/app_support.py.
-pytest_plugins = ["app_support"]
 
 
 def test_proposing_with_mutations_stores_executes_and_grades(studio_db: Path) -> None:

@@ -7,17 +7,17 @@ from pathlib import Path
 
 from app_support import (
     open_app,
+    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
+    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 
-from codesearch_core.models import DecisionAction
+from codesearch_core.models import DecisionAction, Proposal
+from codesearch_core.verify import verify_pending
 
 REVIEW = "pages/review.py"
-
-# The fixtures (a temp store per test, fresh caches) live in tests/app_support.py.
-pytest_plugins = ["app_support"]
 
 
 def heading(at: object) -> str:
@@ -137,3 +137,29 @@ def test_an_edited_call_is_stored_with_its_parent_and_shown_next(
     assert child is not None and child.execution is not None and child.grade is not None
     assert child.proposal.proposal.call is not None
     assert child.proposal.proposal.call.arguments == {"pattern": "ledger\\.datasource"}
+
+
+def test_an_invalid_proposal_shows_its_raw_output_and_error_and_cannot_be_accepted(
+    studio_db: Path,
+) -> None:
+    open_app()  # first start: the seeds are loaded
+    with stored(studio_db) as store:
+        bp = store.list_blueprints(limit=1).items[0]
+        (pid,) = store.add_proposals(
+            [
+                Proposal(
+                    blueprint_id=bp.id, engine="vllm", model="tiny", raw_text='{"name": "rg", ',
+                    call=None, valid=False, error="not valid JSON: the output stops mid-object",
+                    finish_reason="length",
+                )
+            ]
+        )  # fmt: skip
+        verify_pending(store, workers=1)
+    at = open_app(REVIEW, reviewer="ann")
+    assert any('{"name": "rg", ' in c.value for c in at.code)
+    assert any("stops mid-object" in e for e in texts(at, "error"))
+    assert at.button(key="accept").disabled and not at.button(key="reject").disabled
+    at.button(key="reject").click().run()
+    with stored(studio_db) as store:
+        decision = store.current_decision(pid)
+    assert decision is not None and decision.action is DecisionAction.REJECT

@@ -305,3 +305,22 @@ def test_openai_engine_against_vllm_serve_with_the_schema_enforced(
     ]
     assert_valid_or_cut(rows)
     assert all(p.prompt_tokens and p.prompt_tokens > 0 for p in proposals)
+
+
+def test_cli_propose_with_the_vllm_engine_writes_jsonl(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "proposals.jsonl"
+    ids = [b.id for b in load_seed_blueprints()[:2]]
+    proc = run_in_vllm_env(
+        ["-m", "codesearch_core", "propose", "--engine", "vllm", "--model", str(tiny_model),
+         "--tp", "1", "--max-model-len", "2048", "--dtype", "float32", "--enforce-eager",
+         "--n", "2", "--max-tokens", "512", "--seed", "9", "--ids", *ids, "--out", str(out)],
+        in_process=True,
+        timeout=400,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["blueprint_id"] for r in rows] == [i for i in ids for _ in range(2)]
+    assert {(r["engine"], r["model"]) for r in rows} == {("vllm", str(tiny_model))}
+    assert_valid_or_cut(rows)
+    assert "4 proposals (" in proc.stdout
+    assert "2/2 blueprints" in proc.stderr

@@ -312,7 +312,9 @@ def unreadable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, d
     root = tmp_path_factory.mktemp("unreadable")
     write(root, "ok.py", "y = foo(2)\n")
     locked = write(root, "locked.py", "x = foo(1)\n")
+    shut = write(root, "shut/inner.py", "z = foo(3)\n").parent
     locked.chmod(0)
+    shut.chmod(0)
     command = [sys.executable, "-c", _UNREADABLE_PROBE, str(root)]
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
@@ -330,6 +332,7 @@ def unreadable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, d
         yield report["results"]
     finally:
         locked.chmod(0o644)
+        shut.chmod(0o755)
 
 
 @pytest.mark.slow
@@ -340,6 +343,17 @@ def test_rg_reports_a_file_without_read_permission_and_keeps_the_rest(
     result = unreadable[case]
     assert not result["ok"] and result["error_kind"] == "tool_error"
     assert "locked.py: Permission denied" in result["error"]
+    assert {f["path"] for f in result["findings"]} == {"ok.py"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["rg walk", "sg walk"])
+def test_both_tools_report_a_folder_they_cannot_open(
+    unreadable: dict[str, dict[str, Any]], case: str
+) -> None:
+    result = unreadable[case]
+    assert not result["ok"] and result["error_kind"] == "tool_error"
+    assert "shut: Permission denied" in result["error"]
     assert {f["path"] for f in result["findings"]} == {"ok.py"}
 
 
@@ -407,17 +421,21 @@ def test_a_latin1_file_is_searched_by_rg_and_skipped_by_ast_grep(tmp_path: Path)
 
 @pytest.mark.slow
 def test_a_corpus_of_100_000_tiny_files(tmp_path: Path) -> None:
-    for d in range(100):
-        folder = tmp_path / f"d{d:02d}"
-        folder.mkdir()
-        for i in range(1000):
-            (folder / f"f{i:03d}.py").write_bytes(b"v = hit(%d)\n" % i)
-    for call in (rg(pattern="hit"), sg_py("hit($N)")):
-        everything = run_tool_call(call, tmp_path)
-        assert everything.ok and everything.truncated
-        assert len(everything.findings) == DEFAULT_MAX_FINDINGS
-    # A selective search walks all 100,000 files and finds the one match in each folder.
-    for call in (rg(pattern=r"hit\(99\)"), sg_py("hit(99)")):
-        result = run_tool_call(call, tmp_path, timeout_s=120)
-        assert result.ok and not result.truncated, result.error
-        assert sorted(paths_of(result)) == [f"d{d:02d}/f099.py" for d in range(100)]
+    root = tmp_path / "corpus"
+    try:
+        for d in range(100):
+            folder = root / f"d{d:02d}"
+            folder.mkdir(parents=True)
+            for i in range(1000):
+                (folder / f"f{i:03d}.py").write_bytes(b"v = hit(%d)\n" % i)
+        for call in (rg(pattern="hit"), sg_py("hit($N)")):
+            everything = run_tool_call(call, root)
+            assert everything.ok and everything.truncated
+            assert len(everything.findings) == DEFAULT_MAX_FINDINGS
+        # A selective search walks all 100,000 files and finds the one match in each folder.
+        for call in (rg(pattern=r"hit\(99\)"), sg_py("hit(99)")):
+            result = run_tool_call(call, root, timeout_s=120)
+            assert result.ok and not result.truncated, result.error
+            assert sorted(paths_of(result)) == [f"d{d:02d}/f099.py" for d in range(100)]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # 100,000 inodes are not kept for later runs

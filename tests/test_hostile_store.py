@@ -170,7 +170,6 @@ def fresh_app_caches() -> Iterator[None]:
     release_app_store()
 
 
-@pytest.mark.slow
 @pytest.mark.usefixtures("fresh_app_caches")
 @pytest.mark.parametrize(
     ("make", "says"),

@@ -37,7 +37,10 @@ def bp_rows(*numbers: int) -> list[dict[str, Any]]:
 
 
 def proposal_row(bp: Blueprint, pattern: str) -> dict[str, Any]:
-    return {"blueprint_id": bp.id, "call": {"name": "ripgrep_search", "arguments": {"pattern": pattern}}}
+    return {
+        "blueprint_id": bp.id,
+        "call": {"name": "ripgrep_search", "arguments": {"pattern": pattern}},
+    }
 
 
 @pytest.fixture
@@ -200,8 +203,10 @@ def import_big_file(tmp_path: Path, kind: str, first_line: bytes) -> dict[str, A
 @pytest.mark.slow
 def test_a_200_mb_file_with_a_bad_first_line_fails_at_once(tmp_path: Path) -> None:
     report = import_big_file(tmp_path, "blueprints", b"{not json\n")
-    assert report["error"].endswith("big.jsonl:1: not valid JSON (Expecting property name "
-                                    "enclosed in double quotes at column 2)")
+    assert report["error"].endswith(
+        "big.jsonl:1: not valid JSON (Expecting property name "
+        "enclosed in double quotes at column 2)"
+    )
     assert report["stored"] == 0
     assert report["grown_mib"] < 64  # the rest of the file was never read
 

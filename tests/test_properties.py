@@ -9,6 +9,7 @@ property checks everything else.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -44,14 +45,12 @@ from codesearch_core.schemas import (
 
 CALL_VALIDATOR = Draft202012Validator(TOOL_CALL_SCHEMA)
 QUICK = settings(max_examples=100, deadline=None)
-SLOWER = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SLOWER = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- strategies: schema-valid calls --------------------------------------------------------------
 
 #: Text the whole pipeline handles (see the module docstring for what is left out and why).
-_chars = st.characters(exclude_categories=("Cs",), exclude_characters="\x00")
+_chars = st.characters(codec="utf-8", exclude_characters="\x00")
 
 
 def _text(max_size: int) -> st.SearchStrategy[str]:
@@ -64,7 +63,11 @@ _bool_flags = ("case_sensitive", "smart_case", "fixed_strings", "word", "multili
 _rg_arguments = st.fixed_dictionaries(
     {"pattern": _text(MAX_PATTERN_CHARS)},
     optional={
-        "file_types": st.lists(st.from_regex(r"\A[A-Za-z0-9_+-]{1,32}\Z"), max_size=MAX_FILE_TYPES),
+        # Unique: a repeated type is dropped by the repair without a record (a strict xfail in
+        # tests/test_hostile_model_output.py), which the round-trip property would trip on.
+        "file_types": st.lists(
+            st.from_regex(r"\A[A-Za-z0-9_+-]{1,32}\Z"), max_size=MAX_FILE_TYPES, unique=True
+        ),
         "globs": st.lists(_text(MAX_PATH_CHARS), max_size=MAX_GLOBS),
         "paths": st.lists(_text(MAX_PATH_CHARS), max_size=MAX_PATHS),
         "context_lines": st.integers(0, MAX_CONTEXT_LINES),
@@ -226,10 +229,8 @@ def test_validation_of_any_json_value_raises_nothing_but_its_own_error(value: An
         assert not CALL_VALIDATOR.is_valid(value)
     else:
         assert CALL_VALIDATOR.is_valid(value) and isinstance(call, ToolCall)
-    try:
+    with contextlib.suppress(ToolCallError):
         parse_plan(value)
-    except ToolCallError:
-        pass
     repaired = validate_and_repair(value)
     assert (repaired.call is None) == bool(repaired.error)
     if repaired.call is not None:
@@ -241,9 +242,11 @@ def test_validation_of_any_json_value_raises_nothing_but_its_own_error(value: An
     st.one_of(
         st.text(_chars, max_size=200),
         any_json.map(json.dumps),
-        st.tuples(valid_calls.map(json.dumps), st.integers(0, 200), st.sampled_from(["", "\x07", "```", " ok"])).map(
-            lambda t: t[0][: t[1]] + t[2] + t[0][t[1] :]
-        ),
+        st.tuples(
+            valid_calls.map(json.dumps),
+            st.integers(0, 200),
+            st.sampled_from(["", "\x07", "```", " ok"]),
+        ).map(lambda t: t[0][: t[1]] + t[2] + t[0][t[1] :]),
     ),
     st.sampled_from([None, "stop", "length"]),
 )
@@ -286,7 +289,9 @@ def calls_for(draw: st.DrawFn, tree: dict[str, str]) -> ToolCall:
     if draw(st.booleans()):
         args: dict[str, Any] = {
             "pattern": draw(
-                st.sampled_from(["foo", "TODO", r"\w+", "-x", "é", "(?i)todo", "^bar", r"foo\(\d\)"])
+                st.sampled_from(
+                    ["foo", "TODO", r"\w+", "-x", "é", "(?i)todo", "^bar", r"foo\(\d\)"]
+                )
             ),
             **{flag: draw(st.booleans()) for flag in ("case_sensitive", "word", "multiline")},
         }
@@ -329,10 +334,12 @@ def test_the_runner_never_returns_a_finding_outside_the_corpus(
             result = run_tool_call(call, root, timeout_s=20)
             assert isinstance(result, RunResult)
             assert result.ok == (result.error_kind is None) == (not result.error)
-            event(f"{call.name.value}: {result.error_kind or ('found' if result.findings else 'none')}")
+            event(
+                f"{call.name.value}: {result.error_kind or ('found' if result.findings else 'none')}"
+            )
             for finding in result.findings:
-                rel = PurePosixPath(finding.path)
-                assert not rel.is_absolute() and ".." not in rel.parts, finding
+                relative = PurePosixPath(finding.path)
+                assert not relative.is_absolute() and ".." not in relative.parts, finding
                 assert "SECRET" not in finding.text
                 real = Path(os.path.realpath(root / finding.path))
                 assert real.is_relative_to(real_root) and real.is_file(), finding

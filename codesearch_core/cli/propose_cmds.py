@@ -410,7 +410,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
     for flag, value, least in (
         ("--workers", args.workers, 1),
-        ("--limit", args.limit, 0),
+        ("--limit", args.limit, 1),
         ("--max-findings", args.max_findings, 0),
         ("--batch-size", args.batch_size, 1),
     ):
