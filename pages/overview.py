@@ -104,7 +104,7 @@ with left:
             .mark_bar(size=28)
             .encode(
                 x=alt.X("day:O", title=None, axis=alt.Axis(labelAngle=0)),
-                y=alt.Y("events:Q", title="events"),
+                y=alt.Y("events:Q", title="events", axis=alt.Axis(tickMinStep=1)),
                 color=alt.Color("action:N", scale=ACTION_COLOURS, legend=alt.Legend(orient="top")),
                 tooltip=["day:O", "action:N", "events:Q"],
             )
@@ -204,7 +204,15 @@ with right:
                 tooltip=["reference:N", "proposed:N", "count:Q"],
             )
             .add_params(alt.selection_point(name="pick", fields=["reference", "proposed"]))
-            + base.mark_text(fontSize=14).encode(text="count:Q")
+            + base.mark_text(fontSize=14).encode(
+                text="count:Q",
+                # Light text on the dark cells, dark on the light ones.
+                color=alt.condition(
+                    alt.datum.count > confusion["count"].max() / 2,
+                    alt.value("white"),
+                    alt.value("#212529"),
+                ),
+            )
         ).properties(height=240)
         linked_chart(
             chart,
@@ -226,7 +234,7 @@ with left:
             .mark_bar(color="#e03131")
             .encode(
                 y=alt.Y("kind:N", sort="-x", title=None),
-                x=alt.X("rejects:Q", title="rejects"),
+                x=alt.X("rejects:Q", title="rejects", axis=alt.Axis(tickMinStep=1)),
                 tooltip=["kind:N", "rejects:Q"],
             )
             .add_params(alt.selection_point(name="pick", fields=["kind"]))
@@ -249,7 +257,7 @@ with right:
             .mark_bar(color="#f08c00")
             .encode(
                 y=alt.Y("kind:N", sort="-x", title=None),
-                x=alt.X("rejects:Q", title="rejects"),
+                x=alt.X("rejects:Q", title="rejects", axis=alt.Axis(tickMinStep=1)),
                 tooltip=["kind:N", "rejects:Q"],
             )
             .properties(height=max(120, 28 * len(errors)))

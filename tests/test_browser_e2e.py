@@ -259,12 +259,11 @@ def test_first_start_gives_the_whole_loop_and_every_page_is_screenshotted(
 
     page.goto(f"{server.url}/review?reviewer=ann")  # type: ignore[attr-defined]
     _wait_for_card(page, "Item 1 of")
-    _screenshot(page, "review")
     page.locator("h1").first.click()  # type: ignore[attr-defined]
-    page.keyboard.press("a")  # type: ignore[attr-defined]
-    _wait_for_card(page, "Item 2 of")
-    page.keyboard.press("x")  # type: ignore[attr-defined]
-    _wait_for_card(page, "Item 3 of")
+    for position, key in enumerate("axaaxs", start=2):  # 3 accepts, 2 rejects, 1 skip
+        page.keyboard.press(key)  # type: ignore[attr-defined]
+        _wait_for_card(page, f"Item {position} of")
+    _screenshot(page, "review")
 
     for name, path, marker in (
         ("overview", "", "Acceptance"),  # the default page lives at the root
@@ -292,4 +291,4 @@ def test_first_start_gives_the_whole_loop_and_every_page_is_screenshotted(
         counts = store.counts()
     assert counts.blueprints >= 30  # the shipped seeds, loaded on first start
     assert counts.proposals > 0 and counts.executed == counts.proposals
-    assert (counts.accepted, counts.rejected) == (1, 1)
+    assert (counts.accepted, counts.rejected, counts.skipped) == (3, 2, 1)

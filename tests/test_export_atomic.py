@@ -91,13 +91,15 @@ _DISK_FULL = textwrap.dedent(
     from codesearch_core.errors import StoreError
     from codesearch_core.export import export_xlam
     from codesearch_core.store import Store
+    from codesearch_core.store_types import QueueFilters
 
     store = Store(sys.argv[1])
+    filters = QueueFilters(language=sys.argv[4] or None)
     # A file-size limit makes write() fail with EFBIG the way a full disk fails with ENOSPC.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[3]),) * 2)
     try:
-        export_xlam(store, Path(sys.argv[2]))
+        export_xlam(store, Path(sys.argv[2]), filters=filters)
     except StoreError as err:
         print(f"error: {err}")
         sys.exit(2)
@@ -105,8 +107,11 @@ _DISK_FULL = textwrap.dedent(
 )
 
 
-def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:
+@pytest.fixture
+def previous_export(tmp_path: Path) -> tuple[Path, Path]:
+    """A store with 40 accepted items, and a complete earlier export of it with its manifest."""
     db = tmp_path / "studio.duckdb"
+    out = tmp_path / "exports" / "xlam.jsonl"
     with Store(db) as store:
         bps = [
             blueprint(i, intent=f"Find the calls to handler_{i} " + "x" * 200) for i in range(40)
@@ -114,22 +119,46 @@ def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:
         store.add_blueprints(bps)
         for pid in store.add_proposals([proposal(bp) for bp in bps]):
             store.record_decision(pid, "accept", "ann")
-    out = tmp_path / "exports" / "xlam.jsonl"
-    out.parent.mkdir()
-    out.write_bytes(PREVIOUS)
+        export_xlam(store, out)
+    return db, out
+
+
+def _export_with_file_size_limit(db: Path, out: Path, limit: int, language: str = "") -> str:
     done = subprocess.run(
-        [sys.executable, "-c", _DISK_FULL, str(db), str(out)],
+        [sys.executable, "-c", _DISK_FULL, str(db), str(out), str(limit), language],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 2, done.stderr
-    assert "could not write the export" in done.stdout
-    assert "the previous file is unchanged" in done.stdout
-    assert out.read_bytes() == PREVIOUS
+    return done.stdout
+
+
+def test_a_full_disk_is_a_clear_error_and_loses_nothing(
+    previous_export: tuple[Path, Path],
+) -> None:
+    db, out = previous_export
+    manifest = out.parent / "xlam.jsonl.manifest.json"
+    before = out.read_bytes(), manifest.read_bytes()
+    message = _export_with_file_size_limit(db, out, 20_000)
+    assert "could not write the export" in message and "File too large" in message
+    assert "the previous file is unchanged" in message
+    assert (out.read_bytes(), manifest.read_bytes()) == before
     assert _leftovers(out.parent) == []
-    assert not (out.parent / "xlam.jsonl.manifest.json").exists()
+
+
+def test_a_full_disk_while_writing_the_manifest_changes_neither_file(
+    previous_export: tuple[Path, Path],
+) -> None:
+    db, out = previous_export
+    manifest = out.parent / "xlam.jsonl.manifest.json"
+    before = out.read_bytes(), manifest.read_bytes()
+    # Nothing matches "rust": the data file is empty and fits; the manifest does not.
+    message = _export_with_file_size_limit(db, out, 100, language="rust")
+    assert "could not write the manifest" in message and "File too large" in message
+    assert (out.read_bytes(), manifest.read_bytes()) == before
+    assert _leftovers(out.parent) == []
 
 
 def test_exporting_over_the_store_itself_is_refused(tmp_path: Path) -> None:
