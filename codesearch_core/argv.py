@@ -1,7 +1,9 @@
 """From a validated ToolCall to the argument vector of the real tool. Nothing here runs a search.
 
-Every argv is a list (never a shell string). Patterns go after `-e` / `--pattern` so a pattern that
-starts with `-` cannot turn into an option, and paths go after `--` for the same reason.
+Every argv is a list (never a shell string). A pattern that starts with `-` must not turn into an
+option: rg's parser takes the item after `--regexp` (and `--glob`) as its value whatever it looks
+like, but ast-grep's (clap) reads `--pattern -$X` as two options, so ast-grep's values are joined to
+their flag (`--pattern=-$X`). Paths go after `--` for the same reason.
 
 Decisions that make a result depend on the corpus files and the call alone:
 - `rg --no-config`: a user's RIPGREPRC must not change what the studio records.
@@ -13,6 +15,9 @@ Decisions that make a result depend on the corpus files and the call alone:
 - `-U` is multiline without `--multiline-dotall`: `.` still stops at a newline, so `a.*b` cannot
   swallow a file; a pattern that wants dot-all says `(?s)`.
 - No `--sort`: it forces rg onto one thread; the runner sorts findings by path instead.
+- `ast-grep --inspect=entity`: ast-grep skips a file it cannot read without a word and exits 0; its
+  trace on stderr (`sg: entity|file|locked.py: skipped=permissionDenied`) is the only place that
+  says so, and the runner reads it from there.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ RG_COMMON_FLAGS: Final[tuple[str, ...]] = ("--no-config", "--no-ignore")
 AST_GREP_IGNORE_FLAGS: Final[tuple[str, ...]] = tuple(
     arg for kind in ("dot", "exclude", "global", "parent", "vcs") for arg in ("--no-ignore", kind)
 )
+AST_GREP_INSPECT_FLAG: Final = "--inspect=entity"
 #: The `id` given to the single rule of a structured ast-grep call.
 AST_GREP_RULE_ID: Final = "codesearch"
 
@@ -119,10 +125,10 @@ def ast_grep_argv(
     language = str(args["language"])
     if "rule" in args:
         config = {"id": AST_GREP_RULE_ID, "language": language, "rule": args["rule"]}
-        argv = [ast_grep_path(), "scan", "--inline-rules", canonical_json(config)]
+        argv = [ast_grep_path(), "scan", f"--inline-rules={canonical_json(config)}"]
     else:
-        argv = [ast_grep_path(), "run", "--pattern", str(args["pattern"]), "--lang", language]
-    argv += ["--json=stream", *AST_GREP_IGNORE_FLAGS, "--"]
+        argv = [ast_grep_path(), "run", f"--pattern={args['pattern']}", f"--lang={language}"]
+    argv += ["--json=stream", AST_GREP_INSPECT_FLAG, *AST_GREP_IGNORE_FLAGS, "--"]
     argv += _paths_or_restriction(args, corpus_root, restrict_files)
     return argv
 

@@ -229,6 +229,9 @@ def _parse_line(raw: str | bytes, number: int) -> Blueprint | None:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
         raise InputFileError(f"not valid JSON ({err.msg} at column {err.colno})") from None
+    except RecursionError:
+        # The decoder recurses per `[` / `{`: `[` * 100,000 exhausts the stack, not the syntax.
+        raise InputFileError("not valid JSON (nested too deeply)") from None
     return blueprint_from_dict(obj)
 
 

@@ -28,7 +28,9 @@ def canonical_json(value: Any) -> str:
 
 
 def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # "surrogatepass": a lone surrogate (valid JSON `"\ud800"`, so possible in model text) would
+    # make plain UTF-8 raise; valid text encodes exactly as UTF-8, so no existing hash changes.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,15 @@
 The runner only glues pieces together: `argv` builds the command, a subprocess runs it with
 cwd=corpus root, the stream parser turns stdout into Findings *while the tool runs* (reads of up to
 256 KiB, never the whole output in memory), and the exit status plus stderr decide `ok` /
-`error_kind`. Tool problems come back in the RunResult (ok=False), never as exceptions; a corpus
-root that does not exist is the caller's mistake and raises CorpusError.
+`error_kind`. Tool problems come back in the RunResult (ok=False), never as exceptions, and so does
+a call the kernel refuses to start (an argument list over its size limit, a NUL byte in a call built
+without `parse_tool_call`); a corpus root that does not exist is the caller's mistake and raises
+CorpusError.
+
+ast-grep skips a file it cannot read (no permission, a socket) without a word and exits 0. The
+runner reads which walked or named files it skipped from its `--inspect=entity` trace, and checks
+the named paths the trace never mentions (a socket or a FIFO is not even tried): such a run is a
+`tool_error` naming them, with the findings in the other files kept, as rg reports them.
 
 Order: findings are sorted by path, then by position. rg prints each file's matches in order but
 files in whatever order its threads finish (`--sort path` would force one thread), so sorting after
@@ -17,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import select
+import stat
 import subprocess
 import tempfile
 import time
@@ -54,9 +63,17 @@ _RG_PATTERN_ERRORS: Final = (
     "PCRE2: error compiling pattern",
     "is not allowed in a regex",
     "error parsing glob",
+    # A regex that parses but whose compiled form is over rg's --regex-size-limit (`\w{1000}{1000}`).
+    "compiled regex exceeds size limit",
 )
 _AST_GREP_BAD_PATTERN: Final = "Pattern contains an ERROR node"
 _AST_GREP_BAD_RULE: Final = "Cannot parse rule"
+_AST_GREP_TRACE: Final = (b"sg: entity|", b"sg: summary|")
+_AST_GREP_SKIPPED: Final = re.compile(rb"^sg: entity\|file\|(.*): skipped=(\w+)\r?\n?$")
+#: Skip reasons that mean a file's matches are missing. Not `emptyFile`, nor `invalidUtf8`: ast-grep
+#: parses UTF-8 only, a documented limit (such a corpus needs ripgrep_search).
+_AST_GREP_UNREAD: Final = {b"permissionDenied": "permission denied", b"ioError": "read error"}
+_MAX_NAMED_UNREAD: Final = 10
 
 _TOOL_LABELS: Final = {ToolName.RIPGREP: "rg", ToolName.AST_GREP: "ast-grep"}
 _by_path = attrgetter("path")
@@ -96,6 +113,8 @@ def run_tool_call(
         argv = tool_argv(call, root, files)
     except ArgvError as err:
         return _failed(err.kind, str(err), started)
+    except (OSError, ValueError) as err:  # from `rg --files` while narrowing
+        return _failed(*_not_started("rg", err), started)
     except ToolNotFoundError as err:
         return _failed(ErrorKind.TOOL_NOT_FOUND, str(err), started)
     except subprocess.TimeoutExpired:
@@ -106,10 +125,11 @@ def run_tool_call(
         parser = RipgrepParser(multiline=bool(call.arguments.get("multiline")))
     else:
         parser = AstGrepParser(str(call.arguments["language"]))
+    traced = call.name is ToolName.AST_GREP
     try:
-        run = _execute(argv, root, parser, deadline, max_findings)
-    except OSError as err:
-        return _failed(ErrorKind.TOOL_ERROR, f"could not start {argv[0]}: {err}", started)
+        run = _execute(argv, root, parser, deadline, max_findings, traced=traced)
+    except (OSError, ValueError) as err:
+        return _failed(*_not_started(argv[0], err), started)
     run.findings.sort(key=_by_path if call.name is ToolName.RIPGREP else _by_position)
 
     # A tool we stopped on purpose (truncated) has no exit status worth reading; judge it as if it
@@ -124,6 +144,11 @@ def run_tool_call(
         kind, error = _rg_status(status, run.stderr)
     else:
         kind, error = _ast_grep_status(status, run.stderr, call)
+        if kind in (None, ErrorKind.TOOL_ERROR):
+            unread = _not_searchable(root, argv[argv.index("--") + 1 :]) + run.unread
+            if unread:
+                note = _unread_message(unread)
+                kind, error = ErrorKind.TOOL_ERROR, f"{error}; {note}" if error else note
     return RunResult(
         ok=kind is None,
         findings=tuple(run.findings),
@@ -209,7 +234,9 @@ def run_result_to_dict(result: RunResult) -> dict[str, Any]:
 
 
 class _ProcessRun:
-    __slots__ = ("bad_output", "findings", "return_code", "stderr", "timed_out", "truncated")
+    __slots__ = (
+        "bad_output", "findings", "return_code", "stderr", "timed_out", "truncated", "unread"
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
@@ -218,12 +245,23 @@ class _ProcessRun:
         self.truncated = False
         self.timed_out = False
         self.bad_output = ""
+        self.unread: list[str] = []  # files the tool skipped unread, "path (why)"
 
 
 def _execute(
-    argv: list[str], cwd: Path, parser: _StreamParser, deadline: float, max_findings: int
+    argv: list[str],
+    cwd: Path,
+    parser: _StreamParser,
+    deadline: float,
+    max_findings: int,
+    *,
+    traced: bool = False,
 ) -> _ProcessRun:
-    """Run `argv`, parsing stdout as it arrives; kill on deadline or once past `max_findings`."""
+    """Run `argv`, parsing stdout as it arrives; kill on deadline or once past `max_findings`.
+
+    `traced`: stderr carries ast-grep's `--inspect=entity` trace, read for skipped files and left
+    out of `stderr`.
+    """
     run = _ProcessRun()
     findings = run.findings
     # stderr goes to a file, not a pipe: a tool that writes lots of warnings cannot block on it
@@ -272,7 +310,10 @@ def _execute(
                 proc.kill()
             run.return_code = proc.wait()
             proc.stdout.close()  # type: ignore[union-attr]
-        run.stderr = _tail(err_file)
+        if traced:
+            run.stderr, run.unread = _untrace(err_file)
+        else:
+            run.stderr = _tail(err_file)
     return run
 
 
@@ -289,6 +330,75 @@ def _tail(f: IO[bytes]) -> str:
     size = f.seek(0, os.SEEK_END)
     f.seek(max(0, size - STDERR_TAIL_BYTES))
     return f.read().decode("utf-8", "replace")
+
+
+def _untrace(f: IO[bytes]) -> tuple[str, list[str]]:
+    """ast-grep's stderr without its trace (the tail, as `_tail`), and the files the trace says it
+    skipped unread. The whole file is read: the trace has a line per file, so a skipped file can be
+    far from the tail."""
+    f.seek(0)
+    kept = bytearray()
+    unread: dict[str, str] = {}
+    for line in f:
+        if not line.startswith(_AST_GREP_TRACE):
+            kept += line
+            if len(kept) > 2 * STDERR_TAIL_BYTES:
+                del kept[:-STDERR_TAIL_BYTES]
+            continue
+        skipped = _AST_GREP_SKIPPED.match(line)
+        if skipped and skipped[2] in _AST_GREP_UNREAD:
+            path = strip_dot_slash(skipped[1].decode("utf-8", "replace"))
+            unread.setdefault(path, _AST_GREP_UNREAD[skipped[2]])
+    tail = bytes(kept[-STDERR_TAIL_BYTES:]).decode("utf-8", "replace")
+    return tail, [f"{path} ({why})" for path, why in unread.items()]
+
+
+def _not_searchable(root: Path, named: Sequence[str]) -> list[str]:
+    """Named paths that are neither a file nor a directory: ast-grep skips them without a trace.
+
+    A missing path is left out: ast-grep reports it (`ERROR: ... No such file or directory`).
+    """
+    out: list[str] = []
+    for path in named:
+        try:
+            mode = os.stat(root / path).st_mode  # argv has checked it stays inside the corpus
+        except OSError:
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            out.append(f"{path} (a {_file_kind(mode)}, not a file or directory)")
+    return out
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
+def _unread_message(unread: Sequence[str]) -> str:
+    named = ", ".join(unread[:_MAX_NAMED_UNREAD])
+    more = len(unread) - _MAX_NAMED_UNREAD
+    if more > 0:
+        named += f" and {more} more"
+    return (
+        f"ast-grep skipped files it could not read: {named}; their matches are missing (the "
+        "findings in the other files are kept)"
+    )
+
+
+def _not_started(program: str, err: OSError | ValueError) -> tuple[ErrorKind, str]:
+    """Why a process could not start: the kernel refused it (`E2BIG`: arguments over its limit), or
+    Popen could not pass an argument (a NUL byte, text that does not encode)."""
+    if isinstance(err, OSError):
+        return ErrorKind.TOOL_ERROR, f"could not start {program}: {err}"
+    return ErrorKind.INVALID_CALL, (
+        f"could not start {program}: {err}; build calls with schemas.parse_tool_call, which "
+        "refuses NUL bytes and lone surrogates with the field they are in"
+    )
 
 
 def _corpus_root(corpus_root: Path) -> Path:

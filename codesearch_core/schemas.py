@@ -4,6 +4,11 @@ The same schemas drive three things: guided decoding in vLLM (so they must compi
 no `uniqueItems`, no unbounded recursion), validation of anything that arrives from outside, and the
 forms in the app. Every object is closed (`additionalProperties: false`) and every string and list
 is bounded, so a model cannot ramble inside a valid call.
+
+`parse_tool_call` also refuses, after the schema, text no tool can take: a NUL byte (no program
+argument can hold one) and a lone surrogate (valid JSON `"\\ud800"`, but not Unicode text: it cannot
+be encoded, hashed as UTF-8 or stored). The schemas do not say so with a `pattern`, because
+xgrammar then drops a string's `maxLength`, and a guided model could ramble again.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ AST_GREP_LANGUAGES: Final[tuple[str, ...]] = (
     "solidity", "swift", "tsx", "typescript", "yaml",
 )  # fmt: skip
 
+_NUL: Final = "\x00"
 MAX_PATTERN_CHARS: Final = 1000
 MAX_PATH_CHARS: Final = 256
 MAX_PATHS: Final = 16
@@ -250,7 +256,35 @@ def parse_tool_call(obj: Any) -> ToolCall:
     if tool is ToolName.AST_GREP and "rule" in arguments and "pattern" in arguments:
         raise ToolCallError("give either `pattern` or `rule`, not both", "arguments")
     _check(arguments, arguments_schema(tool, arguments), "arguments")
+    for key, value in arguments.items():
+        # A NUL in a path is refused when the call runs, against its corpus (paths.resolve_in_corpus).
+        _check_text(value, f"arguments.{key}", nul_allowed=key == "paths")
     return ToolCall(tool, copy.deepcopy(dict(arguments)))
+
+
+def _check_text(value: Any, field: str, *, nul_allowed: bool = False) -> None:
+    """Refuse strings that cannot reach a tool intact: a NUL byte, a lone surrogate."""
+    if isinstance(value, str):
+        if _NUL in value and not nul_allowed:
+            raise ToolCallError(
+                f"contains a NUL byte (at character {value.index(_NUL)}); no program can take "
+                "one in an argument: remove it",
+                field,
+            )
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise ToolCallError(
+                f"contains a lone surrogate ({value[err.start]!r} at character {err.start}), "
+                "which is not valid Unicode text: write the character itself, or remove it",
+                field,
+            ) from None
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_text(item, f"{field}.{key}", nul_allowed=nul_allowed)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_text(item, f"{field}[{i}]", nul_allowed=nul_allowed)
 
 
 def validate_tool_call(obj: Any) -> str | None:

@@ -107,7 +107,10 @@ class Store:
         cur = self._cursor()
         try:
             return fn(cur)
-        except duckdb.Error as err:
+        except (duckdb.Error, RuntimeError) as err:
+            _raise_if_interrupted(err)
+            if not isinstance(err, duckdb.Error):
+                raise
             raise StoreError(f"could not read the store {self.path}: {err}") from err
         finally:
             cur.close()
@@ -144,12 +147,14 @@ class Store:
                 cur.execute("COMMIT")
             except duckdb.Error as err:
                 _rollback(cur)
+                _raise_if_interrupted(err)
                 retryable = isinstance(
                     err, duckdb.TransactionException | duckdb.ConstraintException
                 )
                 return _Attempt(retryable, err)
-            except BaseException:
+            except BaseException as err:
                 _rollback(cur)
+                _raise_if_interrupted(err)
                 raise
             return result
         except OSError as err:
@@ -245,10 +250,22 @@ class Store:
     ) -> None:
         """Store a run, its grade (None when nothing could be graded) and reward, in one transaction.
         Recording again (a re-run) replaces the previous run and grade."""
-        self._write(
-            lambda cur: store_writes.record_execution(cur, proposal_id, run, grade, reward),
-            what="record the execution",
-        )
+        self.record_executions_and_grades([(proposal_id, run, grade, reward)])
+
+    def record_executions_and_grades(
+        self, batch: Sequence[tuple[str, RunResult, Grade | None, Reward]]
+    ) -> None:
+        """`record_execution_and_grade` for many proposals in one transaction: all or nothing.
+
+        A transaction costs tens of milliseconds to commit whatever it holds, so verification
+        writes its outcomes in batches. An unknown proposal id is a StoreError and nothing is
+        written; a proposal named twice keeps its last record.
+        """
+        if batch:
+            self._write(
+                lambda cur: store_writes.record_executions(cur, batch),
+                what="record the executions",
+            )
 
     # --- decisions -------------------------------------------------------------------------------
 
@@ -357,7 +374,10 @@ class Store:
             yield from store_export_query.export_rows(
                 cur, filters, kind=kind, include_reference=include_reference, with_meta=with_meta
             )
-        except duckdb.Error as err:
+        except (duckdb.Error, RuntimeError) as err:
+            _raise_if_interrupted(err)
+            if not isinstance(err, duckdb.Error):
+                raise
             raise StoreError(f"could not read the store {self.path}: {err}") from err
         finally:
             cur.close()
@@ -379,3 +399,14 @@ def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
     # A failed COMMIT has already ended the transaction; there is nothing left to roll back then.
     with suppress(duckdb.Error):
         cur.execute("ROLLBACK")
+
+
+def _raise_if_interrupted(err: BaseException) -> None:
+    """Ctrl-C during a statement reaches Python as a plain RuntimeError("Query interrupted") (or an
+    InterruptException after `interrupt()`): make it the KeyboardInterrupt it was, so callers stop
+    the way they do for any Ctrl-C instead of reporting a store failure."""
+    interrupted = isinstance(err, duckdb.InterruptException) or (
+        type(err) is RuntimeError and "query interrupted" in str(err).lower()
+    )
+    if interrupted:
+        raise KeyboardInterrupt(str(err)) from err

@@ -208,7 +208,7 @@ def _lines_label(span: Span) -> str:
     return f"{span.start_line}-{span.end_line}"
 
 
-def spans_from_table(rows: Iterable[Mapping[str, Any]]) -> tuple[Span, ...]:
+def spans_from_table(rows: Iterable[Mapping[Any, Any]]) -> tuple[Span, ...]:
     """The ticked rows of an `expected_table` (possibly edited) as spans, sorted and distinct."""
     spans: set[Span] = set()
     for row in rows:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import cast
 
 import streamlit as st
 
@@ -17,6 +18,7 @@ from codesearch_core.engines.prompt import (
     DEFAULT_SYSTEM,
     Example,
     PromptConfig,
+    SchemaMode,
     build_messages,
     messages_to_text,
 )
@@ -199,7 +201,7 @@ if kind in ("vllm", "openai"):
         shots = int(p3.number_input("Few-shot examples (accepted items)", 0, 8, 0, key="pp:shots"))
         prompt_config = PromptConfig(
             system=system, rules=DEFAULT_RULES if with_rules else (),
-            schema=schema_mode or "compact", max_examples=shots,
+            schema=cast(SchemaMode, schema_mode or "compact"), max_examples=shots,
         )  # fmt: skip
         examples = studio.accepted_examples(store, shots)
         if shots and len(examples) < shots:
@@ -238,6 +240,10 @@ if start:
             st.session_state[LAST_RUN] = {"engine": "import", "proposals": report.new + report.existing,
                                           "new": report.new}  # fmt: skip
         elif engine is not None:
+            if kind == "openai":
+                # Fail at once on a server that is down, not after every request's retries.
+                for url in base_urls:
+                    studio.probe_openai_server(url, api_key or None)
             bar = st.progress(0.0, text="Proposing…")
             st.session_state[LAST_RUN] = {"engine": engine.name}
 

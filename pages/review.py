@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from itertools import groupby
+from typing import cast
 
 import pandas as pd
 import streamlit as st
@@ -76,7 +77,10 @@ with st.expander("Queue filters", icon=":material/filter_list:", expanded=False)
     )
     g1, g2 = st.columns([1, 4])
     graded = g1.toggle("By span F1", key="rf:graded", help="Only graded items in this range.")
-    f1_range = g2.slider("Span F1", 0.0, 1.0, step=0.05, key="rf:f1", disabled=not graded)
+    f1_range = cast(
+        tuple[float, float],
+        g2.slider("Span F1", 0.0, 1.0, step=0.05, key="rf:f1", disabled=not graded),
+    )
 
 new_filters = QueueFilters(
     tool=None if tool == ANY else tool,

@@ -32,6 +32,12 @@ def after(argv: list[str], flag: str) -> str:
     return argv[argv.index(flag) + 1]
 
 
+def joined(argv: list[str], flag: str) -> str:
+    """The value of the one `flag=value` item (how ast-grep's values are passed)."""
+    (value,) = [a.removeprefix(f"{flag}=") for a in argv if a.startswith(f"{flag}=")]
+    return value
+
+
 def test_rg_argv_is_json_ignoring_user_config_and_ignore_files(tmp_path: Path) -> None:
     argv = ripgrep_argv(rg(pattern="TODO"), tmp_path)
     assert Path(argv[0]).name == "rg"
@@ -134,21 +140,30 @@ def test_files_argv_lists_what_the_call_selects(tmp_path: Path) -> None:
     assert argv[argv.index("--") - 4 :] == ["--type", "py", "--glob", "!t*", "--", "s"]
 
 
-def test_ast_grep_pattern_goes_after_the_pattern_flag(tmp_path: Path) -> None:
+def test_ast_grep_pattern_is_joined_to_its_flag(tmp_path: Path) -> None:
+    # clap would read a separate `-$X` as an option; `--pattern=-$X` keeps it the value.
     argv = ast_grep_argv(sg(pattern="-$X", language="javascript", paths=["src"]), tmp_path)
     assert Path(argv[0]).name == "ast-grep"
     assert argv[1] == "run"
-    assert after(argv, "--pattern") == "-$X"
-    assert after(argv, "--lang") == "javascript"
+    assert joined(argv, "--pattern") == "-$X"
+    assert joined(argv, "--lang") == "javascript"
+    assert "-$X" not in argv and "--pattern" not in argv
     assert "--json=stream" in argv
     assert argv[argv.index("--") + 1 :] == ["src"]
+
+
+def test_ast_grep_traces_the_files_it_skips(tmp_path: Path) -> None:
+    # The trace is the only place ast-grep says it could not read a file (the runner reads it).
+    for call in (sg(pattern="x", language="python"), sg(rule={"kind": "x"}, language="python")):
+        argv = ast_grep_argv(call, tmp_path)
+        assert "--inspect=entity" in argv[: argv.index("--")]
 
 
 def test_ast_grep_rule_becomes_an_inline_rule_config(tmp_path: Path) -> None:
     rule = {"kind": "function_declaration", "has": {"pattern": "await $X", "stopBy": "end"}}
     argv = ast_grep_argv(sg(rule=rule, language="javascript"), tmp_path)
     assert argv[1] == "scan"
-    config = json.loads(after(argv, "--inline-rules"))
+    config = json.loads(joined(argv, "--inline-rules"))
     assert config == {"id": AST_GREP_RULE_ID, "language": "javascript", "rule": rule}
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from codesearch_core import studio
 from codesearch_core.engines import MutationEngine
@@ -119,9 +120,7 @@ def start_studio(tmp_path: Path) -> Iterator[Callable[[], Studio]]:
 
 
 @pytest.fixture
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
+def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -130,25 +129,25 @@ def browser() -> Iterator[object]:
             b.close()
 
 
-def _open(browser: object, url: str) -> object:
-    page = browser.new_page(viewport={"width": 1440, "height": 1000})  # type: ignore[attr-defined]
+def _open(browser: Browser, url: str) -> Page:
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
     page.set_default_timeout(UI_TIMEOUT_MS)
     page.goto(url)
     _settle(page)
     return page
 
 
-def _settle(page: object) -> None:
+def _settle(page: Page) -> None:
     """Wait until the app has rendered and no script run is in progress."""
-    page.wait_for_selector('[data-testid="stApp"]')  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.wait_for_selector('[data-testid="stApp"]')
+    page.wait_for_function(
         """() => {
             const app = document.querySelector('[data-testid="stApp"]');
             return app && app.getAttribute('data-test-script-state') !== 'running'
                 && !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]');
         }"""
     )
-    page.wait_for_timeout(400)  # type: ignore[attr-defined]
+    page.wait_for_timeout(400)
 
 
 def _seed_proposals(db: Path, per_blueprint: int = 2) -> None:
@@ -160,35 +159,33 @@ def _seed_proposals(db: Path, per_blueprint: int = 2) -> None:
         verify_pending(store, workers=1)
 
 
-def _wait_for_card(page: object, position: str) -> None:
+def _wait_for_card(page: Page, position: str) -> None:
     """Wait for the review card at `position`, with its buttons ready for a shortcut."""
-    page.wait_for_selector(f"text={position}")  # type: ignore[attr-defined]
-    accept = page.get_by_role("button", name="Accept")  # type: ignore[attr-defined]
+    page.wait_for_selector(f"text={position}")
+    accept = page.get_by_role("button", name="Accept")
     accept.wait_for()
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.wait_for_function(
         """() => [...document.querySelectorAll('button')]
             .some(b => b.innerText.includes('Accept') && !b.disabled)"""
     )
     _settle(page)
 
 
-def _screenshot(page: object, name: str) -> None:
+def _screenshot(page: Page, name: str) -> None:
     """The whole page: the viewport is grown to the main area's height, which scrolls by itself."""
-    height = page.evaluate(  # type: ignore[attr-defined]
-        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
-    )
-    page.set_viewport_size({"width": 1440, "height": max(900, min(int(height) + 40, 3200))})  # type: ignore[attr-defined]
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1440, "height": max(900, min(int(height) + 40, 3200))})
     _settle(page)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))  # type: ignore[attr-defined]
-    page.set_viewport_size({"width": 1440, "height": 1000})  # type: ignore[attr-defined]
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    page.set_viewport_size({"width": 1440, "height": 1000})
 
 
-def _main_text(page: object) -> str:
-    return str(page.inner_text('[data-testid="stMain"]'))  # type: ignore[attr-defined]
+def _main_text(page: Page) -> str:
+    return str(page.inner_text('[data-testid="stMain"]'))
 
 
 def test_review_shortcuts_record_accept_reject_skip_and_undo(
-    start_studio: Callable[[], Studio], browser: object, tmp_path: Path
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
 ) -> None:
     _seed_proposals(tmp_path / "studio.duckdb")
     with Store(tmp_path / "studio.duckdb") as store:
@@ -198,10 +195,10 @@ def test_review_shortcuts_record_accept_reject_skip_and_undo(
     _wait_for_card(page, "Item 1 of")
     for key, expected_item in (("a", "Item 2 of"), ("x", "Item 3 of"), ("s", "Item 4 of")):
         # Shortcuts are ignored while a text field has the focus: click the page title first.
-        page.locator("h1").first.click()  # type: ignore[attr-defined]
-        page.keyboard.press(key)  # type: ignore[attr-defined]
+        page.locator("h1").first.click()
+        page.keyboard.press(key)
         _wait_for_card(page, expected_item)
-    page.keyboard.press("u")  # type: ignore[attr-defined]
+    page.keyboard.press("u")
     _wait_for_card(page, "Item 3 of")
     _settle(page)
     server.stop()
@@ -222,21 +219,22 @@ def test_review_shortcuts_record_accept_reject_skip_and_undo(
 
 
 def test_selecting_a_blueprint_row_opens_it_in_the_editor(
-    start_studio: Callable[[], Studio], browser: object
+    start_studio: Callable[[], Studio], browser: Browser
 ) -> None:
     server = start_studio()
     page = _open(browser, f"{server.url}/blueprints")
-    page.wait_for_selector("text=blueprints match")  # type: ignore[attr-defined]
-    grid = page.locator('[data-testid="stDataFrame"]').first  # type: ignore[attr-defined]
+    page.wait_for_selector("text=blueprints match")
+    grid = page.locator('[data-testid="stDataFrame"]').first
     box = grid.bounding_box()
+    assert box is not None
     # The row-selection checkboxes sit in the first column; row 3 is 35 px rows below the header.
-    page.mouse.click(box["x"] + 18, box["y"] + 35 + 2 * 35 + 17)  # type: ignore[attr-defined]
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 2 * 35 + 17)
     _settle(page)
-    page.get_by_role("button", name="Edit selected").click()  # type: ignore[attr-defined]
-    page.wait_for_selector("text=Editing")  # type: ignore[attr-defined]
-    heading = page.locator("h3", has_text="Editing").inner_text()  # type: ignore[attr-defined]
-    page.get_by_role("button", name="Run it").click()  # type: ignore[attr-defined]
-    page.wait_for_selector("text=findings in")  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Edit selected").click()
+    page.wait_for_selector("text=Editing")
+    heading = page.locator("h3", has_text="Editing").inner_text()
+    page.get_by_role("button", name="Run it").click()
+    page.wait_for_selector("text=findings in")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     _screenshot(page, "blueprints")
     server.stop()
@@ -247,21 +245,21 @@ def test_selecting_a_blueprint_row_opens_it_in_the_editor(
 
 
 def test_first_start_gives_the_whole_loop_and_every_page_is_screenshotted(
-    start_studio: Callable[[], Studio], browser: object
+    start_studio: Callable[[], Studio], browser: Browser
 ) -> None:
     server = start_studio()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page = _open(browser, f"{server.url}/propose?reviewer=ann")
-    page.get_by_role("button", name="Propose", exact=True).click()  # type: ignore[attr-defined]
-    page.wait_for_selector("text=Last run:", timeout=120_000)  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Propose", exact=True).click()
+    page.wait_for_selector("text=Last run:", timeout=120_000)
     _settle(page)
     _screenshot(page, "propose")
 
-    page.goto(f"{server.url}/review?reviewer=ann")  # type: ignore[attr-defined]
+    page.goto(f"{server.url}/review?reviewer=ann")
     _wait_for_card(page, "Item 1 of")
-    page.locator("h1").first.click()  # type: ignore[attr-defined]
+    page.locator("h1").first.click()
     for position, key in enumerate("axaaxs", start=2):  # 3 accepts, 2 rejects, 1 skip
-        page.keyboard.press(key)  # type: ignore[attr-defined]
+        page.keyboard.press(key)
         _wait_for_card(page, f"Item {position} of")
     _screenshot(page, "review")
 
@@ -270,19 +268,19 @@ def test_first_start_gives_the_whole_loop_and_every_page_is_screenshotted(
         ("corpus", "corpus", "Search this corpus"),
         ("export", "export", "Preview"),
     ):
-        page.goto(f"{server.url}/{path}?reviewer=ann")  # type: ignore[attr-defined]
-        page.wait_for_selector(f"text={marker}")  # type: ignore[attr-defined]
+        page.goto(f"{server.url}/{path}?reviewer=ann")
+        page.wait_for_selector(f"text={marker}")
         _settle(page)
         if name == "corpus":
             # A search with hits in code and in comments, and the file that has most of them.
-            pattern = page.get_by_role("textbox", name="Pattern *")  # type: ignore[attr-defined]
+            pattern = page.get_by_role("textbox", name="Pattern *")
             pattern.fill("System.out.println")
             pattern.press("Enter")
             _settle(page)
-            page.get_by_role("button", name="Run", exact=True).click()  # type: ignore[attr-defined]
-            page.wait_for_selector("text=4 findings")  # type: ignore[attr-defined]
-            page.get_by_text("TransferService.java · 2 hits").click()  # type: ignore[attr-defined]
-            page.wait_for_selector("text=Whole file, hits marked")  # type: ignore[attr-defined]
+            page.get_by_role("button", name="Run", exact=True).click()
+            page.wait_for_selector("text=4 findings")
+            page.get_by_text("TransferService.java · 2 hits").click()
+            page.wait_for_selector("text=Whole file, hits marked")
         assert "Traceback" not in _main_text(page)
         _screenshot(page, name)
     server.stop()

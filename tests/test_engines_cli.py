@@ -117,6 +117,7 @@ def test_blueprints_from_a_jsonl_file(tmp_path: Path) -> None:
         (["--engine", "openai"], "--engine openai needs --base-url"),
         (["--engine", "import"], "--engine import needs --from FILE.jsonl"),
         (["--n", "0"], "--n must be at least 1"),
+        (["--n", "65"], "--n must be at most 64 (samples per blueprint), got 65"),
         (
             ["--engine", "openai", "--base-url", "http://127.0.0.1:9/v1", "--temperature", "9"],
             "temperature must be between 0 and 2",
@@ -128,6 +129,7 @@ def test_bad_options_are_clear_errors(
 ) -> None:
     assert main(["propose", *extra, "--out", str(tmp_path / "p.jsonl")]) == 2
     assert message in capsys.readouterr().err
+    assert not (tmp_path / "p.jsonl").exists()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from codesearch_core.engines.base import proposal_to_dict
-from codesearch_core.engines.import_engine import ImportEngine
+from codesearch_core.engines.import_engine import MAX_LINE_BYTES, ImportEngine
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.engines.repair import LENGTH_ERROR
 from codesearch_core.errors import InputFileError
@@ -132,8 +133,10 @@ def test_missing_file_and_non_utf8_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="no such file"):
         ImportEngine(tmp_path / "missing.jsonl").propose(BLUEPRINTS)
     bad = tmp_path / "latin1.jsonl"
-    bad.write_bytes(b'{"blueprint_id": "bp1", "call": null}\n{"x": "caf\xe9"}\n')
-    with pytest.raises(InputFileError, match="not UTF-8"):
+    bad.write_bytes(json.dumps({"blueprint_id": "bp1", "call": CALL}).encode() + b'\n"caf\xe9"\n')
+    with pytest.raises(
+        InputFileError, match=r"latin1.jsonl:2: not UTF-8 text \(byte 5 of the line\)"
+    ):
         ImportEngine(bad).propose(BLUEPRINTS)
 
 
@@ -148,3 +151,63 @@ def test_a_mutation_is_imported_as_is_not_repaired(tmp_path: Path) -> None:
     assert imported.call == dropped.call
     assert imported.call is not None and "pcre2" not in imported.call.arguments
     assert (imported.repairs, imported.mutation_kind) == ((), "drop_pcre2")
+
+
+def test_a_line_nested_too_deep_is_an_error_naming_the_line(tmp_path: Path) -> None:
+    good = {"blueprint_id": "bp1", "call": CALL}
+    path = write_lines(tmp_path / "p.jsonl", good, "[" * 100_000 + "]" * 100_000, good)
+    with pytest.raises(InputFileError) as err:
+        ImportEngine(path).propose(BLUEPRINTS)
+    assert str(err.value).startswith(f"{path}:2: not JSON: nesting too deep")
+    engine = ImportEngine(path, skip_bad=True)
+    assert len(engine.propose(BLUEPRINTS)) == 2
+    assert [e.line for e in engine.skipped] == [2]
+
+
+def test_a_line_over_the_length_limit_is_refused_and_skipped_without_holding_it(
+    tmp_path: Path,
+) -> None:
+    good = json.dumps({"blueprint_id": "bp2", "call": CALL}).encode() + b"\n"
+    path = tmp_path / "p.jsonl"
+    huge = 64 * MAX_LINE_BYTES
+    with path.open("wb") as fh:
+        fh.write(good)
+        # Sparse: 64 MiB of NUL bytes without a newline cost no disk.
+        fh.truncate(len(good) + huge)
+        fh.seek(0, 2)
+        fh.write(b"\n" + good)
+    with pytest.raises(InputFileError) as err:
+        ImportEngine(path).propose(BLUEPRINTS)
+    assert str(err.value) == (
+        f"{path}:2: line longer than 1,048,576 bytes: one proposal per line is far shorter "
+        "(is this a JSONL file?)"
+    )
+    engine = ImportEngine(path, skip_bad=True)
+    tracemalloc.start()
+    try:
+        proposals = engine.propose(BLUEPRINTS)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [p.blueprint_id for p in proposals] == ["bp2", "bp2"]
+    assert [e.line for e in engine.skipped] == [2]
+    assert peak < 4 * MAX_LINE_BYTES  # the 64 MiB line was read a piece at a time
+
+
+def test_a_line_just_under_the_limit_is_read(tmp_path: Path) -> None:
+    row = {"blueprint_id": "bp1", "call": CALL, "prompt": ""}
+    padding = MAX_LINE_BYTES - len(json.dumps(row))
+    row["prompt"] = "x" * padding
+    path = write_lines(tmp_path / "p.jsonl", row)
+    assert path.stat().st_size == MAX_LINE_BYTES + 1  # the line, then its newline
+    (proposal,) = ImportEngine(path).propose(BLUEPRINTS)
+    assert proposal.valid and len(proposal.prompt) == padding
+
+
+def test_a_byte_order_mark_is_ignored_and_a_directory_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"blueprint_id": "bp1", "call": CALL}).encode())
+    (proposal,) = ImportEngine(path).propose(BLUEPRINTS)
+    assert proposal.valid
+    with pytest.raises(InputFileError, match="is a directory, not a JSONL file"):
+        ImportEngine(tmp_path).propose(BLUEPRINTS)

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from codesearch_core.engines.base import SamplingSettings
+from codesearch_core.engines.base import MAX_N, SamplingSettings
 from codesearch_core.engines.openai_engine import OpenAIEngine, OpenAISettings, _retry_after
 from codesearch_core.engines.repair import LENGTH_ERROR
 from codesearch_core.errors import EngineError
-from codesearch_core.models import Blueprint, Span
+from codesearch_core.models import Blueprint, Proposal, Span
 from codesearch_core.schemas import TOOL_CALL_SCHEMA, parse_tool_call
 
 GOOD_CALL = {"name": "ripgrep_search", "arguments": {"pattern": "TODO", "file_types": ["py"]}}
@@ -354,6 +354,89 @@ def test_progress_is_reported_and_stop_is_honoured(server: FakeServer) -> None:
     assert [p.blueprint_id for p in proposals] == ["bp0", "bp1"]
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("[1, 2]", "answered 200 without a `choices` list: '[1, 2]'"),
+        ('{"object": "chat.completion"}', "answered 200 without a `choices` list"),
+        ('{"choices": "none"}', "answered 200 without a `choices` list"),
+        ('{"choices": []}', "answered 200 with an empty `choices` list"),
+        (DEEP, "answered 200 with a body that is not JSON: '[[[["),
+    ],
+    ids=["list", "no-choices", "choices-not-a-list", "empty-choices", "nested-too-deep"],
+)
+def test_an_answer_that_breaks_the_api_contract_is_retried_then_an_invalid_proposal(
+    server: FakeServer, body: str, problem: str
+) -> None:
+    server.script = [Reply(200, body) for _ in range(3)]
+    (p,) = engine(server.url).propose(blueprints(), n=1)
+    assert len(server.requests) == 3
+    assert not p.valid and p.raw_text == ""
+    assert p.error.startswith(f"{server.url}: the server {problem}")
+    assert p.error.endswith("(gave up after 3 attempts)")
+
+
+def test_choices_that_are_not_messages_become_invalid_proposals(server: FakeServer) -> None:
+    choices: list[Any] = [1, None, {"message": "x"}, {"message": {"content": 5}}]
+    server.script = [Reply(body={"choices": choices, "usage": [1]})]
+    proposals = engine(server.url).propose(blueprints(), n=4)
+    assert [(p.valid, p.error) for p in proposals] == [
+        (False, "empty output: the model wrote no JSON")
+    ] * 4
+    assert {(p.prompt_tokens, p.completion_tokens, p.finish_reason) for p in proposals} == {
+        (None, None, None)
+    }
+
+
+def test_an_error_body_nested_too_deep_still_gives_the_status(server: FakeServer) -> None:
+    server.script = [Reply(400, DEEP)]
+    (p,) = engine(server.url).propose(blueprints(), n=1)
+    assert p.error.startswith(f"{server.url}/chat/completions: HTTP 400 Bad Request: [[[[")
+
+
+def test_a_body_that_does_not_decompress_is_retried_then_kept_as_an_error(
+    server: FakeServer,
+) -> None:
+    server.script = [Reply(200, "not gzip", {"Content-Encoding": "gzip"}) for _ in range(3)]
+    (p,) = engine(server.url).propose(blueprints(), n=1)
+    assert len(server.requests) == 3
+    assert p.error.startswith(f"{server.url}: bad response: DecodingError: ")
+    assert p.error.endswith("(gave up after 3 attempts)")
+
+
+class _SurprisedEngine(OpenAIEngine):
+    """Fails as code that did not foresee an answer would: inside the worker, for bp0 only."""
+
+    def _proposals(self, blueprint: Blueprint, *args: Any) -> list[Proposal]:
+        if blueprint.id == "bp0":
+            raise KeyError("logprobs")
+        return super()._proposals(blueprint, *args)
+
+
+def test_an_unforeseen_error_in_a_worker_costs_one_blueprint_not_the_run(
+    server: FakeServer,
+) -> None:
+    settings = engine(server.url).settings
+    proposals = _SurprisedEngine(settings).propose(blueprints(3), n=1)
+    assert [(p.blueprint_id, p.valid) for p in proposals] == [
+        ("bp0", False),
+        ("bp1", True),
+        ("bp2", True),
+    ]
+    assert proposals[0].error == "unexpected KeyError handling the server's answer: 'logprobs'"
+
+
+def test_n_is_capped_before_any_request(server: FakeServer) -> None:
+    with pytest.raises(EngineError, match=f"must be at most {MAX_N}, got {MAX_N + 1}"):
+        engine(server.url).propose(blueprints(), n=MAX_N + 1)
+    assert server.requests == []
+    assert len(engine(server.url).propose(blueprints(), n=MAX_N)) == MAX_N
+    assert server.requests[0]["n"] == MAX_N
+
+
 def test_backoff_grows_exponentially_with_jitter_and_is_capped() -> None:
     e = engine("http://127.0.0.1:1/v1", backoff_base_s=1.0, backoff_max_s=5.0)
     for attempt, ceiling in [(0, 1.0), (1, 2.0), (2, 4.0), (3, 5.0), (10, 5.0)]:
@@ -383,6 +466,8 @@ def test_retry_after_accepts_seconds_and_http_dates() -> None:
         ({"base_urls": ("localhost:8000/v1",)}, "must start with http://"),
         ({"model": ""}, "give the model name"),
         ({"max_concurrency": 0}, "at least 1"),
+        ({"base_urls": ("http://[::1/v1",)}, "is not a valid URL: Invalid port"),
+        ({"extra_body": {"stop": object()}}, "extra_body must be JSON: Object of type object"),
     ],
 )
 def test_bad_settings_are_refused(overrides: dict[str, Any], message: str) -> None:

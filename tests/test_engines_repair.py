@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -10,6 +11,7 @@ from codesearch_core.engines.base import proposal_from_text
 from codesearch_core.engines.repair import (
     CONTROL_CHARS_REPAIR,
     LENGTH_ERROR,
+    NESTING_ERROR,
     parse_model_output,
     validate_and_repair,
 )
@@ -212,6 +214,15 @@ def test_file_types_string_becomes_a_list() -> None:
     assert result.repairs == ("`file_types` string → list ['c', 'go']",)
 
 
+def test_a_repeated_file_type_is_dropped_and_recorded() -> None:
+    result = validate_and_repair(rg(pattern="x", file_types=["js", "c", "javascript"]))
+    assert result.call is not None and result.call.arguments["file_types"] == ["js", "c"]
+    assert result.repairs == (
+        "file type 'javascript' → 'js'",
+        "repeated file type 'js' dropped",
+    )
+
+
 def test_ignore_case_becomes_case_sensitive_false() -> None:
     result = validate_and_repair(rg(pattern="x", ignore_case=True))
     assert result.call is not None and result.call.arguments == {
@@ -284,3 +295,61 @@ def test_proposal_records_parse_and_repair_steps_in_order() -> None:
         "tool name 'rg' → ripgrep_search",
         "pcre2 set: the pattern uses a look-around or back-reference",
     )
+
+
+# --- nesting deeper than Python's JSON decoder follows ------------------------------------------
+
+
+def deepest_decodable() -> int:
+    """The deepest `[...]` json.loads decodes from here (about the recursion limit)."""
+    depth = 1
+    while True:
+        try:
+            json.loads("[" * depth * 2 + "]" * depth * 2)
+        except RecursionError:
+            break
+        depth *= 2
+    low, high = depth, depth * 2
+    while low + 1 < high:
+        middle = (low + high) // 2
+        try:
+            json.loads("[" * middle + "]" * middle)
+            low = middle
+        except RecursionError:
+            high = middle
+    return low
+
+
+def test_output_nested_too_deep_is_an_error_not_a_raise() -> None:
+    fenced = "```json\n" + "[" * 100_000 + "]" * 100_000 + "\n```"
+    parsed = parse_model_output(fenced)
+    assert (parsed.value, parsed.error) == (None, NESTING_ERROR)
+    assert parsed.repairs == ("markdown code fence removed",)
+    assert NESTING_ERROR.startswith("invalid JSON: nesting too deep")
+
+
+def test_arguments_string_nested_too_deep_is_an_error_not_a_raise() -> None:
+    result = validate_and_repair({"name": "rg", "arguments": "[" * 100_000 + "]" * 100_000})
+    assert (result.call, result.error) == (None, f"arguments: {NESTING_ERROR}")
+    assert result.repairs == ("tool name 'rg' → ripgrep_search",)
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda deep: deep,
+        lambda deep: '{"name": "ripgrep_search", "arguments": {"pattern": ' + deep + "}}",
+        lambda deep: '{"name": "ripgrep_search", "arguments": ' + deep + "}",
+        lambda deep: '{"tool_calls": ' + deep + "}",
+    ],
+    ids=["bare", "in-pattern", "as-arguments", "in-tool-calls"],
+)
+def test_nesting_around_the_decoders_limit_becomes_a_proposal(wrap: Any) -> None:
+    # Each step of the path (decode, unwrap, validate, error message) recurses a little deeper,
+    # so every depth near the limit must end as a proposal, whichever step gives up.
+    limit = deepest_decodable()
+    for depth in range(limit - 40, limit + 3):
+        raw = wrap("[" * depth + "]" * depth)
+        proposal = proposal_from_text("bp1", raw, engine="e", model="m", finish_reason="stop")
+        assert not proposal.valid and proposal.error, depth
+        assert proposal.raw_text == raw

@@ -74,35 +74,16 @@ def corpus(tmp_path: Path) -> Path:
 # --- patterns ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="BUG: schemas.parse_tool_call accepts a NUL byte in `pattern`, and runner.run_tool_call "
-    "lets subprocess.Popen's ValueError('embedded null byte') escape instead of returning a "
-    "failed RunResult",
-)
 @pytest.mark.parametrize("tool", ["rg", "ast-grep"])
 def test_a_nul_byte_in_a_pattern_is_a_clear_error(corpus: Path, tool: str) -> None:
     build = (lambda: rg(pattern="fo\x00o")) if tool == "rg" else (lambda: sg_py("foo(\x00)"))
     refused_or_failed(build, corpus, "NUL")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="BUG: a NUL byte in a ripgrep `globs` item passes the schema and reaches "
-    "subprocess.Popen, whose ValueError('embedded null byte') escapes run_tool_call",
-)
 def test_a_nul_byte_in_a_glob_is_a_clear_error(corpus: Path) -> None:
     refused_or_failed(lambda: rg(pattern="foo", globs=["*\x00.py"]), corpus, "NUL")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: argv.ast_grep_argv passes `--pattern <p>` as two items, so ast-grep's parser "
-    "(clap) reads a pattern that starts with '-' as an option: `-$X` fails with "
-    "\"unexpected argument '-$' found\" (TOOL_ERROR). `--pattern=<p>` keeps it a value.",
-)
 @pytest.mark.parametrize("pattern", ["-$X", "--$X"])
 def test_an_ast_grep_pattern_starting_with_a_dash_is_searched_for(
     corpus: Path, pattern: str
@@ -145,11 +126,6 @@ def test_a_regex_too_big_to_compile_is_a_failed_run(corpus: Path) -> None:
     assert "compiled regex exceeds size limit" in result.error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (minor): runner._RG_PATTERN_ERRORS lacks rg's 'compiled regex exceeds size limit', "
-    "so a regex too big to compile is a TOOL_ERROR, not an INVALID_PATTERN",
-)
 def test_a_regex_too_big_to_compile_is_an_invalid_pattern(corpus: Path) -> None:
     result = run_tool_call(rg(pattern=r"\w{1000}{1000}"), corpus)
     assert result.error_kind is ErrorKind.INVALID_PATTERN
@@ -254,11 +230,6 @@ def test_rg_reports_a_named_file_it_cannot_read_and_keeps_the_rest(with_socket: 
     assert paths_of(result) == {"src/a.py"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: ast-grep skips a named file it cannot open without a word (exit 0, empty stderr); "
-    "runner._ast_grep_status reports success, so the caller never learns the file was not searched",
-)
 def test_ast_grep_reports_a_named_file_it_cannot_read(with_socket: Path) -> None:
     result = run_tool_call(sg_py(paths=["sock.py", "src/a.py"]), with_socket)
     assert not result.ok and "sock.py" in result.error
@@ -358,11 +329,6 @@ def test_both_tools_report_a_folder_they_cannot_open(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: ast-grep skips a file it may not read without a word (exit 0, empty stderr), "
-    "walked or named; the run is ok=True and the file's matches are silently missing",
-)
 @pytest.mark.parametrize("case", ["sg walk", "sg named"])
 def test_ast_grep_reports_a_file_without_read_permission(
     unreadable: dict[str, dict[str, Any]], case: str

@@ -21,7 +21,13 @@ from typing import Any, Final, TextIO
 
 from codesearch_core import config
 from codesearch_core.blueprints import load_seed_blueprints, read_blueprints_jsonl
-from codesearch_core.engines.base import Engine, ProgressFn, SamplingSettings, proposal_to_json
+from codesearch_core.engines.base import (
+    MAX_N,
+    Engine,
+    ProgressFn,
+    SamplingSettings,
+    proposal_to_json,
+)
 from codesearch_core.engines.import_engine import ImportEngine
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.engines.openai_engine import OpenAIEngine, OpenAISettings
@@ -58,7 +64,12 @@ def _register_propose(sub: argparse._SubParsersAction[Any]) -> None:
         help="'seeds' (the shipped set, default), 'store' (the store's), or a blueprints JSONL file",
     )
     p.add_argument("--ids", nargs="+", metavar="ID", help="only these blueprint ids")
-    p.add_argument("--n", type=int, default=1, help="proposals per blueprint (default 1)")
+    p.add_argument(
+        "--n",
+        type=int,
+        default=1,
+        help=f"proposals per blueprint, 1 to {MAX_N} (default 1; mutations: at most one per kind)",
+    )
     model_help = "model: a Hugging Face id, a local directory or a preset (" + ", ".join(
         preset.key for preset in PRESETS
     )
@@ -116,8 +127,11 @@ def _register_propose(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_propose(args: argparse.Namespace) -> int:
+    # Checked before anything is loaded or built: a typo must not reach vLLM or a server.
     if args.n < 1:
         raise EngineError(f"--n must be at least 1, got {args.n}")
+    if args.n > MAX_N:
+        raise EngineError(f"--n must be at most {MAX_N} (samples per blueprint), got {args.n}")
     blueprints = _select(load_blueprints(args.blueprints, args.db), args.ids)
     engine = _build_engine(args)
     settings = SamplingSettings(
@@ -445,10 +459,8 @@ def run_verify(args: argparse.Namespace) -> int:
                 on_progress=progress.update,
                 execute=execute,
             )
-        except (KeyboardInterrupt, RuntimeError) as err:
-            # DuckDB turns Ctrl-C during a statement into RuntimeError("Query interrupted").
-            if isinstance(err, RuntimeError) and "interrupted" not in str(err).lower():
-                raise
+        except KeyboardInterrupt:
+            # The store turns a Ctrl-C that lands in a DuckDB statement into KeyboardInterrupt too.
             progress.close()
             print(
                 f"interrupted: {progress.done} results written to {path}; "

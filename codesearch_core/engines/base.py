@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from codesearch_core.engines.prompt import Example, PromptConfig
 from codesearch_core.engines.repair import parse_model_output, validate_and_repair
@@ -78,9 +78,23 @@ class Engine(Protocol):
         ...
 
 
-def check_n(n: int) -> None:
+MAX_N: Final = 64
+"""The most samples one blueprint's intent may ask a model for (the app's widget stops at 16).
+
+Enough for best-of-n and DPO pairs; past it a typo (`--n 1000000000`) would have vLLM allocate per
+sample or a server bill for every one. More samples of one intent come from more runs (`--seed`).
+"""
+
+
+def check_n(n: int, *, at_most: int | None = MAX_N) -> None:
+    """Refuse a sample count outside `1..at_most` (`at_most=None`: no upper bound)."""
     if n < 1:
         raise EngineError(f"n (samples per blueprint) must be at least 1, got {n}")
+    if at_most is not None and n > at_most:
+        raise EngineError(
+            f"n (samples per blueprint) must be at most {at_most}, got {n}; "
+            "for more samples of the same intents, run again with another seed"
+        )
 
 
 def proposal_from_text(

@@ -7,27 +7,39 @@ provenance fields (`engine`, `model`, `finish_reason`, `sampling`, `prompt`, `la
 writes is valid input. A line with a `mutation_kind` is a deliberate hard negative: it is validated
 but never repaired (repairing would undo the mutation, e.g. put back a dropped `pcre2`).
 
-A bad line is an `InputFileError` naming the file and line. By default the whole file is checked
-before anything is returned, so a bad file imports nothing; with `skip_bad` the good lines are kept
-and the bad ones listed in `skipped`.
+A bad line is an `InputFileError` naming the file and line: not UTF-8, not JSON, nested too deep
+to decode, longer than `MAX_LINE_BYTES` (refused after reading that much, so a huge file without
+newlines never sits in memory), or not a proposal. By default the whole file is checked before
+anything is returned, so a bad file imports nothing; with `skip_bad` the good lines are kept and the
+bad ones listed in `skipped`. The file is read once, a line at a time.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from codesearch_core.engines.base import ProgressFn, SamplingSettings, StopFn, proposal_from_text
 from codesearch_core.engines.prompt import Example, PromptConfig
-from codesearch_core.engines.repair import parse_model_output, validate_and_repair
+from codesearch_core.engines.repair import (
+    NESTING_TOO_DEEP,
+    parse_model_output,
+    validate_and_repair,
+)
 from codesearch_core.errors import InputFileError, ToolCallError
 from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.schemas import parse_tool_call
 
 ENGINE_NAME: Final = "import"
 DEFAULT_MODEL: Final = "imported"
+#: The longest line read. A proposal line (raw text, prompt, provenance) is a few kB; a file
+#: without newlines would otherwise be read whole into memory before it fails to decode.
+MAX_LINE_BYTES: Final = 1024 * 1024
+NESTING_DETAIL: Final = f"not JSON: {NESTING_TOO_DEEP}"
+_BLANK: Final = object()
 
 _OPTIONAL_INT: Final = ("prompt_tokens", "completion_tokens")
 _OPTIONAL_STR: Final = ("finish_reason", "mutation_kind", "prompt", "engine", "model")
@@ -63,53 +75,55 @@ class ImportEngine:
         known = {b.id for b in blueprints}
         self.skipped = []
         rows: list[tuple[int, Mapping[str, Any]]] = []
-        for line_no, row in self._rows():
-            try:
-                _check_row(row, known, self.path, line_no)
-            except InputFileError as err:
-                if not self.skip_bad:
-                    raise
-                self.skipped.append(err)
-                continue
-            rows.append((line_no, row))
+        with closing(self._rows()) as lines:
+            for line_no, row in lines:
+                try:
+                    _check_row(row, known, self.path, line_no)
+                except InputFileError as err:
+                    if not self.skip_bad:
+                        raise
+                    self.skipped.append(err)
+                    continue
+                rows.append((line_no, row))
         proposals: list[Proposal] = []
-        for done, (_line_no, row) in enumerate(rows, start=1):
+        for done, (line_no, row) in enumerate(rows, start=1):
             if should_stop is not None and should_stop():
                 break
-            proposals.append(self._proposal(row))
+            try:
+                proposals.append(self._proposal(row))
+            except RecursionError:
+                # A line just under the decoder's depth limit can still be too deep to re-encode.
+                bad = InputFileError(NESTING_DETAIL, source=str(self.path), line=line_no)
+                if not self.skip_bad:
+                    raise bad from None
+                self.skipped.append(bad)
             if on_progress is not None:
                 on_progress(done, len(rows))
         return proposals
 
-    def _rows(self) -> list[tuple[int, Any]]:
+    def _rows(self) -> Generator[tuple[int, Any], None, None]:
+        """(line number, decoded value) for each non-blank line, read once, a line at a time."""
         source = str(self.path)
         try:
-            handle = self.path.open(encoding="utf-8")
+            handle = self.path.open("rb")
         except FileNotFoundError:
             raise InputFileError("no such file", source=source) from None
+        except IsADirectoryError:
+            raise InputFileError("is a directory, not a JSONL file", source=source) from None
         except OSError as err:
             raise InputFileError(f"cannot read: {err.strerror}", source=source) from None
-        rows: list[tuple[int, Any]] = []
         with handle:
-            line_no = 0
-            try:
-                for line_no, line in enumerate(handle, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        rows.append((line_no, json.loads(line)))
-                    except json.JSONDecodeError as err:
-                        bad = InputFileError(
-                            f"not JSON: {err.msg} at column {err.colno}",
-                            source=source,
-                            line=line_no,
-                        )
-                        if not self.skip_bad:
-                            raise bad from None
-                        self.skipped.append(bad)
-            except UnicodeDecodeError:
-                raise InputFileError("not UTF-8 text", source=source, line=line_no + 1) from None
-        return rows
+            for line_no, raw in _bounded_lines(handle):
+                try:
+                    value = _decode_line(raw, line_no)
+                except InputFileError as err:
+                    bad = InputFileError(err.detail, source=source, line=line_no)
+                    if not self.skip_bad:
+                        raise bad from None
+                    self.skipped.append(bad)
+                    continue
+                if value is not _BLANK:
+                    yield line_no, value
 
     def _proposal(self, row: Mapping[str, Any]) -> Proposal:
         engine = str(row.get("engine") or ENGINE_NAME)
@@ -173,6 +187,43 @@ class ImportEngine:
             mutation_kind=str(row["mutation_kind"]),
             **common,
         )
+
+
+def _bounded_lines(handle: BinaryIO) -> Generator[tuple[int, bytes | None], None, None]:
+    """(line number, bytes) per line; None for a line over `MAX_LINE_BYTES`, which is skipped
+    without being held, so memory stays bounded whatever the file holds."""
+    line_no = 0
+    while chunk := handle.readline(MAX_LINE_BYTES + 1):
+        line_no += 1
+        if len(chunk) <= MAX_LINE_BYTES or chunk.endswith(b"\n"):
+            yield line_no, chunk
+            continue
+        yield line_no, None
+        while chunk and not chunk.endswith(b"\n"):
+            chunk = handle.readline(MAX_LINE_BYTES)
+
+
+def _decode_line(raw: bytes | None, line_no: int) -> Any:
+    """The JSON value on one line, `_BLANK` for a blank line; InputFileError (no source) if bad."""
+    if raw is None:
+        raise InputFileError(
+            f"line longer than {MAX_LINE_BYTES:,} bytes: one proposal per line is far shorter "
+            "(is this a JSONL file?)"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"not UTF-8 text (byte {err.start + 1} of the line)") from None
+    if line_no == 1:
+        text = text.removeprefix("\ufeff")
+    if not text.strip():
+        return _BLANK
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputFileError(f"not JSON: {err.msg} at column {err.colno}") from None
+    except RecursionError:
+        raise InputFileError(NESTING_DETAIL) from None
 
 
 def _check_row(row: Any, known: set[str], path: Path, line: int) -> None:

@@ -194,7 +194,8 @@ class MutationEngine:
         should_stop: StopFn | None = None,
     ) -> list[Proposal]:
         """At most `n` mutations per blueprint (sampling, prompt and examples do not apply)."""
-        check_n(n)
+        # No upper bound: a large `n` costs nothing here, it means "every kind that applies".
+        check_n(n, at_most=None)
         proposals: list[Proposal] = []
         for done, blueprint in enumerate(blueprints, start=1):
             if should_stop is not None and should_stop():

@@ -10,6 +10,14 @@ invalid proposal that records why, so one bad request never loses the others.
 For compact JSON from `vllm serve` (no whitespace between tokens, fewer tokens wasted), start it
 with `--structured-outputs-config '{"backend": "guidance", "disable_any_whitespace": true}'`:
 vLLM ignores that flag per request.
+
+Token counts come from the answer's `usage`, which totals all `n` choices of a request: each
+proposal gets `prompt_tokens`, but `completion_tokens` only when `n == 1`; with `n > 1` it is None
+(unknown), never a guessed share. The vLLM engine counts tokens per choice.
+
+Nothing a server sends ends a run with a traceback: an answer that is not what the API promises
+(a list, no `choices`, JSON nested too deep) is retried like a 5xx and then kept as an invalid
+proposal with the reason, as is anything unforeseen while reading it.
 """
 
 from __future__ import annotations
@@ -77,12 +85,21 @@ class OpenAISettings:
         for url in self.base_urls:
             if not url.startswith(("http://", "https://")):
                 raise EngineError(f"base URL {url!r} must start with http:// or https://")
+            try:
+                httpx.URL(url)
+            except httpx.InvalidURL as err:
+                raise EngineError(f"base URL {url!r} is not a valid URL: {err}") from None
         if not self.model:
             raise EngineError("give the model name the server serves (--model)")
         if self.max_concurrency < 1 or self.max_attempts < 1:
             raise EngineError("max_concurrency and max_attempts must be at least 1")
         if self.timeout_s <= 0:
             raise EngineError(f"timeout_s must be positive, got {self.timeout_s}")
+        try:
+            json.dumps(dict(self.extra_body))
+        except (TypeError, ValueError) as err:
+            # Found here, once, rather than as the same failure in every request's worker thread.
+            raise EngineError(f"extra_body must be JSON: {err}") from None
 
 
 class _RequestFailed(Exception):
@@ -172,20 +189,38 @@ class OpenAIEngine:
         prompt_json = messages_to_json(messages)
         try:
             body, latency = self._post(client, self._request_body(messages, n, sampling))
+            return self._proposals(blueprint, body, latency, n, record, prompt_json)
         except _RequestFailed as err:
-            return [
-                Proposal(
-                    blueprint_id=blueprint.id,
-                    engine=ENGINE_NAME,
-                    model=self.model,
-                    raw_text="",
-                    call=None,
-                    valid=False,
-                    error=str(err),
-                    sampling=record,
-                    prompt=prompt_json,
-                )
-            ]
+            error = str(err)
+        except EngineError:
+            raise
+        except Exception as err:
+            # This runs in a worker thread, and a server's answer is not ours to trust: what this
+            # code did not foresee costs this blueprint's proposals, not the run.
+            error = f"unexpected {type(err).__name__} handling the server's answer: {err}"
+        return [
+            Proposal(
+                blueprint_id=blueprint.id,
+                engine=ENGINE_NAME,
+                model=self.model,
+                raw_text="",
+                call=None,
+                valid=False,
+                error=error,
+                sampling=record,
+                prompt=prompt_json,
+            )
+        ]
+
+    def _proposals(
+        self,
+        blueprint: Blueprint,
+        body: Mapping[str, Any],
+        latency: float,
+        n: int,
+        record: dict[str, Any],
+        prompt_json: str,
+    ) -> list[Proposal]:
         usage: Mapping[str, Any] = body["usage"] if isinstance(body.get("usage"), Mapping) else {}
         prompt_tokens = _int_or_none(usage.get("prompt_tokens"))
         # `usage` totals all choices; it is exact for one proposal only when there is one choice.
@@ -258,6 +293,9 @@ class OpenAIEngine:
                 last_problem = f"{base}: no answer within {self.settings.timeout_s:g} s"
             except httpx.TransportError as err:
                 last_problem = f"{base}: connection failed: {_reason(err)}"
+            except httpx.RequestError as err:
+                # A body that does not decompress, a redirect loop: perhaps a proxy's hiccup.
+                last_problem = f"{base}: bad response: {type(err).__name__}: {err}"
             else:
                 latency = time.perf_counter() - started
                 status = response.status_code
@@ -302,7 +340,7 @@ def _decode(response: httpx.Response) -> dict[str, Any] | str:
     """The JSON body with a `choices` list, or a sentence saying what was wrong with it."""
     try:
         body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deep to decode
         return f"the server answered 200 with a body that is not JSON: {response.text[:200]!r}"
     if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
         return f"the server answered 200 without a `choices` list: {response.text[:200]!r}"
@@ -329,7 +367,7 @@ def _server_message(response: httpx.Response) -> str:
     """The error text the server sent (OpenAI style `{"error": {"message"}}` or plain)."""
     try:
         body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
         return response.reason_phrase + (f": {response.text[:200]}" if response.text else "")
     if isinstance(body, dict):
         error = body.get("error", body.get("message", body.get("detail")))

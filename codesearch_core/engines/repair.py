@@ -30,6 +30,10 @@ from codesearch_core.schemas import (
 
 LENGTH_ERROR: Final = "finish_reason=length: output cut at max_tokens"
 CONTROL_CHARS_REPAIR: Final = "control characters in strings"
+#: Python's JSON decoder recurses once per level and stops near 1,000 levels; a tool call has about
+#: ten, so output this deep is garbage (a looping model), not a call to repair.
+NESTING_TOO_DEEP: Final = "nesting too deep to decode (over ~1,000 levels of arrays or objects)"
+NESTING_ERROR: Final = f"invalid JSON: {NESTING_TOO_DEEP}"
 
 #: Names models use for the tools, mapped to ours.
 TOOL_ALIASES: Final[dict[str, ToolName]] = {
@@ -148,7 +152,10 @@ _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```$", re.DOTALL)
 
 
 def parse_model_output(raw_text: str, finish_reason: str | None = None) -> ParsedOutput:
-    """Decode what a model wrote. `finish_reason == "length"` is an error whatever the text holds."""
+    """Decode what a model wrote. `finish_reason == "length"` is an error whatever the text holds.
+
+    Never raises: text nested deeper than Python's decoder can follow is `NESTING_ERROR`.
+    """
     if finish_reason == "length":
         return ParsedOutput(None, LENGTH_ERROR, ())
     repairs: list[str] = []
@@ -160,16 +167,23 @@ def parse_model_output(raw_text: str, finish_reason: str | None = None) -> Parse
         repairs.append("markdown code fence removed")
     if not text.strip():
         return ParsedOutput(None, "empty output: the model wrote no JSON", tuple(repairs))
-    problem = _json_problem(text, strict=True)
+    try:
+        return _decode(text, repairs)
+    except RecursionError:
+        return ParsedOutput(None, NESTING_ERROR, tuple(repairs))
+
+
+def _decode(text: str, repairs: list[str]) -> ParsedOutput:
+    value, problem = _loads(text, strict=True)
     if problem is None:
-        return ParsedOutput(json.loads(text), "", tuple(repairs))
+        return ParsedOutput(value, "", tuple(repairs))
     # Guided decoding with weak (or random) weights emits raw control characters inside strings:
     # the grammar allows them, strict JSON does not. The value is otherwise what was meant.
     if problem.msg.startswith("Invalid control character"):
         repairs.append(CONTROL_CHARS_REPAIR)
-        problem = _json_problem(text, strict=False)
+        value, problem = _loads(text, strict=False)
         if problem is None:
-            return ParsedOutput(json.loads(text, strict=False), "", tuple(repairs))
+            return ParsedOutput(value, "", tuple(repairs))
     # Chatty models write the object and then keep talking.
     if problem.msg == "Extra data":
         value, _end = json.JSONDecoder(strict=False).raw_decode(text)
@@ -182,16 +196,18 @@ def parse_model_output(raw_text: str, finish_reason: str | None = None) -> Parse
     )
 
 
-def _json_problem(text: str, *, strict: bool) -> json.JSONDecodeError | None:
+def _loads(text: str, *, strict: bool) -> tuple[Any, json.JSONDecodeError | None]:
     try:
-        json.loads(text, strict=strict)
+        return json.loads(text, strict=strict), None
     except json.JSONDecodeError as err:
-        return err
-    return None
+        return None, err
 
 
 def validate_and_repair(obj: Any) -> RepairResult:
-    """Fix the usual mistakes in a decoded call, record each fix, then validate against the schema."""
+    """Fix the usual mistakes in a decoded call, record each fix, then validate against the schema.
+
+    Never raises: whatever `obj` is, the result is a valid call or the precise reason why not.
+    """
     repairs: list[str] = []
     try:
         canonical = _canonical_shape(obj, repairs)
@@ -203,6 +219,10 @@ def validate_and_repair(obj: Any) -> RepairResult:
         call = parse_tool_call({"name": tool.value, "arguments": arguments})
     except ToolCallError as err:
         return RepairResult(None, tuple(repairs), str(err))
+    except RecursionError:
+        # `arguments` as a JSON string is decoded here, and the schema walks the value: either
+        # can meet nesting deeper than Python follows.
+        return RepairResult(None, tuple(repairs), f"arguments: {NESTING_ERROR}")
     return RepairResult(call, tuple(repairs), "")
 
 
@@ -330,7 +350,10 @@ def _repair_file_types(args: dict[str, Any], repairs: list[str]) -> None:
         new = FILE_TYPE_ALIASES.get(t.strip().lower(), t) if isinstance(t, str) else t
         if new != t:
             repairs.append(f"file type {t!r} → {new!r}")
-        if new not in fixed:
+        if new in fixed:
+            # `["js", "javascript"]` becomes `["js", "js"]` above; rg would search the type once.
+            repairs.append(f"repeated file type {new!r} dropped")
+        else:
             fixed.append(new)
     args["file_types"] = fixed
 
