@@ -6,11 +6,12 @@ The proposals are made from the shipped seeds on the shipped corpora: every blue
 call plus its mutations (the hard negatives, a fifth of which fail: invalid patterns, PCRE2 rule),
 repeated over renamed copies of the blueprints until there are `--n` distinct proposals. Each
 repetition verifies fresh, identical stores with `verify_pending` (what `codesearch verify` runs:
-store reads, worker pool, every result written in its own transaction) with 1 worker and with
+store reads, worker pool, results written in batches of up to 64 per transaction) with 1 worker and with
 `--workers` (default: all cores), interleaved, and prints calls per second, the speed-up (goal >= 1.8x
 on 2 cores) and the time to the first result (pool start-up). Measured in the same run, for scale:
 - the same pool without the store (`verify_many`), and the store's writes alone (the outcomes of
-  that pool recorded one by one), to show where the time goes;
+  that pool recorded in the batches `verify_pending` writes, and the first 100 of them one
+  transaction each, as before batching), to show where the time goes;
 - the bare tools: every call's argv run with `subprocess.run`, one at a time and in N threads, which
   is the most any verifier can get out of this machine (tool start-up and search, nothing else).
 Writes the table to benchmarks/results/verify.md.
@@ -38,6 +39,7 @@ from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.store import Store
 from codesearch_core.store_rows import proposal_id
 from codesearch_core.verify import (
+    DEFAULT_WRITE_BATCH,
     VerifyOutcome,
     VerifyProgress,
     VerifyReport,
@@ -49,6 +51,8 @@ from codesearch_core.verify import (
 
 RESULTS = Path(__file__).resolve().parent / "results" / "verify.md"
 GOAL_SPEEDUP_2_CORES = 1.8
+#: Outcomes recorded one transaction each, for comparison (the rest of the run writes in batches).
+SINGLE_WRITES = 100
 
 
 def reference_proposal(bp: Blueprint) -> Proposal:
@@ -184,16 +188,22 @@ def run_writes(
     proposals: Sequence[Proposal],
     outcomes: Sequence[VerifyOutcome],
     tmp: Path,
+    *,
+    batch: int,
 ) -> Sample:
-    """Only the store's part of `codesearch verify`: record outcomes already computed."""
+    """Only the store's part of `codesearch verify`: record outcomes already computed, `batch` per
+    transaction (1: one `record_execution_and_grade` each)."""
     path = tmp / f"writes-{time.monotonic_ns()}.duckdb"
     with Store(path) as store:
         store.add_blueprints(blueprints)
         store.add_proposals(list(proposals))
         started = time.perf_counter()
-        for o in outcomes:
-            store.record_execution_and_grade(o.proposal_id, o.run, o.grade, o.reward)
+        for i in range(0, len(outcomes), batch):
+            store.record_executions_and_grades(
+                [(o.proposal_id, o.run, o.grade, o.reward) for o in outcomes[i : i + batch]]
+            )
         seconds = time.perf_counter() - started
+        assert store.check_caches() == []
     path.unlink()
     return Sample(seconds, 0.0)
 
@@ -223,7 +233,8 @@ def main() -> None:
     )
 
     samples: dict[str, list[Sample]] = {
-        key: [] for key in ("store1", "storeN", "pool1", "poolN", "bare1", "bareN", "writes")
+        key: []
+        for key in ("store1", "storeN", "pool1", "poolN", "bare1", "bareN", "writes", "writes1")
     }
     outcomes: list[VerifyOutcome] = []
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp_name:
@@ -238,7 +249,12 @@ def main() -> None:
             for w in order:
                 key = "1" if w == 1 else "N"
                 samples["pool" + key].append(run_pool(tasks, w, outcomes))
-            samples["writes"].append(run_writes(blueprints, proposals, outcomes, tmp))
+            samples["writes"].append(
+                run_writes(blueprints, proposals, outcomes, tmp, batch=DEFAULT_WRITE_BATCH)
+            )
+            samples["writes1"].append(
+                run_writes(blueprints, proposals, outcomes[:SINGLE_WRITES], tmp, batch=1)
+            )
             for w in order:
                 key = "1" if w == 1 else "N"
                 samples["bare" + key].append(Sample(run_bare(commands, w), 0.0))
@@ -247,7 +263,8 @@ def main() -> None:
                 f"{samples['store1'][-1].seconds:.2f}s / {samples['storeN'][-1].seconds:.2f}s, "
                 f"pool {samples['pool1'][-1].seconds:.2f}s / {samples['poolN'][-1].seconds:.2f}s, "
                 f"bare {samples['bare1'][-1].seconds:.2f}s / {samples['bareN'][-1].seconds:.2f}s, "
-                f"store writes alone {samples['writes'][-1].seconds:.2f}s"
+                f"store writes alone {samples['writes'][-1].seconds:.2f}s "
+                f"(one by one: {samples['writes1'][-1].seconds / SINGLE_WRITES * 1000:.1f} ms each)"
             )
     load_end = os.getloadavg()[0]
 
@@ -296,12 +313,14 @@ def main() -> None:
     speedup = statistics.median(speedups("store1", "storeN"))
     bare_speedup = statistics.median(speedups("bare1", "bareN"))
     write_ms = secs("writes") / n * 1000
+    single_ms = secs("writes1") / SINGLE_WRITES * 1000
     lines += [
         "",
-        f"- the store's part alone (`record_execution_and_grade` of {n} computed outcomes, one "
-        f"transaction each, in this process): {write_ms:.1f} ms per outcome, "
-        f"{n / secs('writes'):.1f} outcomes/s. The command cannot record faster than that, "
-        "whatever the number of workers.",
+        f"- the store's part alone (`record_executions_and_grades` of {n} computed outcomes, "
+        f"{DEFAULT_WRITE_BATCH} per transaction, in this process): {write_ms:.2f} ms per outcome, "
+        f"{n / secs('writes'):.0f} outcomes/s; one transaction per outcome "
+        f"(`record_execution_and_grade`, the first {SINGLE_WRITES}): {single_ms:.1f} ms each. "
+        "The command cannot record faster than that, whatever the number of workers.",
         f"- `codesearch verify` speed-up with {n_workers} workers: {speedup:.2f}x "
         + (
             f"(goal >= {GOAL_SPEEDUP_2_CORES}x on 2 cores: "

@@ -73,7 +73,7 @@ _AST_GREP_SKIPPED: Final = re.compile(rb"^sg: entity\|file\|(.*): skipped=(\w+)\
 #: Skip reasons that mean a file's matches are missing. Not `emptyFile`, nor `invalidUtf8`: ast-grep
 #: parses UTF-8 only, a documented limit (such a corpus needs ripgrep_search).
 _AST_GREP_UNREAD: Final = {b"permissionDenied": "permission denied", b"ioError": "read error"}
-_MAX_NAMED_UNREAD: Final = 10
+_MAX_UNREAD_LISTED: Final = 10
 
 _TOOL_LABELS: Final = {ToolName.RIPGREP: "rg", ToolName.AST_GREP: "ast-grep"}
 _by_path = attrgetter("path")
@@ -114,7 +114,7 @@ def run_tool_call(
     except ArgvError as err:
         return _failed(err.kind, str(err), started)
     except (OSError, ValueError) as err:  # from `rg --files` while narrowing
-        return _failed(*_not_started("rg", err), started)
+        return _failed(*_not_started(_TOOL_LABELS[call.name], err), started)
     except ToolNotFoundError as err:
         return _failed(ErrorKind.TOOL_NOT_FOUND, str(err), started)
     except subprocess.TimeoutExpired:
@@ -380,8 +380,8 @@ def _file_kind(mode: int) -> str:
 
 
 def _unread_message(unread: Sequence[str]) -> str:
-    named = ", ".join(unread[:_MAX_NAMED_UNREAD])
-    more = len(unread) - _MAX_NAMED_UNREAD
+    named = ", ".join(unread[:_MAX_UNREAD_LISTED])
+    more = len(unread) - _MAX_UNREAD_LISTED
     if more > 0:
         named += f" and {more} more"
     return (

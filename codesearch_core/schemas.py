@@ -54,7 +54,8 @@ _PATHS = {
 def _rule_schema(depth: int) -> dict[str, Any]:
     """An ast-grep rule object whose nested rules are `rule{depth-1}`: recursion unrolled, not $ref'd."""
     props: dict[str, Any] = {
-        "kind": {"type": "string", "pattern": "^[a-z_][a-z0-9_]*$", "maxLength": 64},
+        # Length bounds go inside the regex: vLLM refuses pattern + maxLength for xgrammar.
+        "kind": {"type": "string", "pattern": "^[a-z_][a-z0-9_]{0,63}$"},
         "pattern": _PATTERN,
         "regex": _PATTERN,
         "stopBy": {"type": "string", "enum": ["neighbor", "end"]},
@@ -106,7 +107,7 @@ RIPGREP_ARGUMENTS: Final[dict[str, Any]] = {
         "pattern": {**_PATTERN, "description": "Regex (Rust syntax, or PCRE2 when pcre2 is true)."},
         "file_types": {
             "type": "array",
-            "items": {"type": "string", "pattern": "^[A-Za-z0-9_+-]+$", "maxLength": 32},
+            "items": {"type": "string", "pattern": "^[A-Za-z0-9_+-]{1,32}$"},
             "maxItems": MAX_FILE_TYPES,
             "description": "rg -t type names, e.g. ['c'], ['py'], ['js', 'ts'].",
         },

@@ -184,7 +184,10 @@ class Store:
         """Create or replace the blueprint with this id; returns "created", "updated" or "unchanged".
 
         Every change appends the new version to `blueprint_revisions`, so an edit never loses the
-        old text. Another blueprint with the same intent, corpus and call is a StoreError.
+        old text. Another blueprint with the same intent, corpus and call is a StoreError. A change
+        of corpus or expected findings drops the runs and grades of the blueprint's proposals (in
+        the same transaction), so they are pending again and the next verification re-grades them
+        against the new version; their decisions stay.
         """
         return self._write(
             lambda cur: store_writes.upsert_blueprint(cur, blueprint, source=source),

@@ -73,13 +73,6 @@ def accept_all(store: Store, first: int, last: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: export.export renames the new data file into place before it writes the "
-    "manifest; when the manifest write fails (disk full, permissions) the new data sits beside "
-    "the old manifest (rows and sha256 disagree), and the StoreError says 'the previous file is "
-    "unchanged', which is true of the manifest only",
-)
 def test_a_full_disk_while_writing_the_manifest_changes_neither_file(tmp_path: Path) -> None:
     db, out = tmp_path / "studio.duckdb", tmp_path / "out" / "train.jsonl"
     with Store(db) as store:

@@ -90,13 +90,6 @@ def test_seeds_verify_names_an_expected_file_that_does_not_exist(
     assert "FAIL bp-001" in out and "miss  src/gone.py:1" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: Store.import_blueprints_jsonl (and the app's upload, studio.check_upload) store a "
-    "blueprint whose expected findings name a file its corpus does not have, without an error "
-    "or a warning; no call can ever match that gold. blueprints.check_expected_files exists "
-    "but only `codesearch seeds verify` uses it",
-)
 def test_importing_a_blueprint_whose_expected_file_does_not_exist_is_flagged(
     corpora: Path, store: Store, tmp_path: Path
 ) -> None:
@@ -112,22 +105,7 @@ def test_importing_a_blueprint_whose_expected_file_does_not_exist_is_flagged(
 # --- content that breaks the decoders ------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "kind",
-    [
-        "blueprints",
-        pytest.param(
-            "proposals",
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=RecursionError,
-                reason="BUG: store_import._json_objects and engines.import_engine.ImportEngine._rows "
-                "call json.loads and catch only JSONDecodeError / ValueError; a deeply nested line "
-                "raises RecursionError (a traceback) instead of an InputFileError naming the line",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("kind", ["blueprints", "proposals"])
 def test_a_deeply_nested_line_is_an_error_naming_the_line(
     store: Store, tmp_path: Path, kind: str
 ) -> None:
@@ -220,13 +198,6 @@ def test_a_200_mb_file_with_a_bad_first_line_fails_at_once(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a 200 MB file without newlines is read as one line: blueprints._lines / "
-    "ImportEngine._rows (and store_import._json_objects, which reads the file once more) hold it "
-    "whole, ~2x its size in memory (+400 MiB measured), before saying 'not valid JSON'. No size "
-    "or line-length limit refuses it up front",
-)
 @pytest.mark.parametrize("kind", ["blueprints", "proposals"])
 def test_a_200_mb_file_is_refused_without_loading_it_whole(tmp_path: Path, kind: str) -> None:
     report = import_big_file(tmp_path, kind, b"")

@@ -100,6 +100,15 @@ def test_a_pattern_that_starts_with_dashes_is_searched_for(tmp_path: Path) -> No
     assert result.ok and spans(result.findings) == [("flags.txt", 2)]
 
 
+def test_a_glob_that_starts_with_a_dash_stays_a_glob(tmp_path: Path) -> None:
+    # rg takes the item after `--glob` (as after `--regexp`) as its value, whatever it looks like.
+    write(tmp_path, "-x.py", "foo\n")
+    write(tmp_path, "a.py", "foo\n")
+    result = run_tool_call(rg(pattern="foo", globs=["-*.py"]), tmp_path)
+    assert result.ok, result.error
+    assert spans(result.findings) == [("-x.py", 1)]
+
+
 def test_look_behind_with_pcre2_runs(corpus: Path) -> None:
     result = run_tool_call(rg(pattern=r"(?<=DB\.)query", pcre2=True, file_types=["js"]), corpus)
     assert result.ok and {f.text for f in result.findings} == {"query"}
@@ -263,6 +272,24 @@ def test_a_missing_tool_is_reported_not_raised(
     assert "CODESEARCH_RG" in result.error
 
 
+@pytest.mark.parametrize("text", ["fo\x00o", "fo\ud800o"], ids=["NUL", "lone surrogate"])
+def test_a_call_that_skipped_the_schema_and_cannot_be_passed_is_a_failed_run(
+    tmp_path: Path, text: str
+) -> None:
+    # parse_tool_call refuses both; a call built by hand reaches Popen, which cannot pass them.
+    write(tmp_path, "a.py", "foo(1)\n")
+    calls = [
+        (ToolCall(ToolName.RIPGREP, {"pattern": text}), None),
+        (ToolCall(ToolName.AST_GREP, {"pattern": text, "language": "python"}), None),
+        # Narrowing to restrict_files runs `rg --files` with the globs first.
+        (ToolCall(ToolName.RIPGREP, {"pattern": "foo", "globs": [text]}), ["a.py"]),
+    ]
+    for call, restrict in calls:
+        result = run_tool_call(call, tmp_path, restrict_files=restrict)
+        assert not result.ok and result.error_kind is ErrorKind.INVALID_CALL
+        assert "could not start" in result.error and "parse_tool_call" in result.error
+
+
 def test_a_missing_corpus_root_raises(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="not a directory"):
         run_tool_call(rg(pattern="x"), tmp_path / "nope")
@@ -320,6 +347,30 @@ def test_ast_grep_missing_path_is_a_tool_error(corpus: Path) -> None:
     assert not result.ok and result.error_kind is ErrorKind.TOOL_ERROR
     assert "gone.js" in result.error
     assert spans(result.findings) == [("api/db.js", 2)]
+
+
+def test_ast_grep_reports_a_named_fifo_it_skips_and_keeps_the_rest(tmp_path: Path) -> None:
+    # ast-grep skips a named FIFO or socket without a word (exit 0): the runner names it.
+    # (Unreadable files: tests/test_hostile_calls.py, which needs dropped capabilities as root.)
+    os.mkfifo(tmp_path / "pipe.py")
+    write(tmp_path, "a.py", "foo(1)\n")
+    result = run_tool_call(
+        sg(pattern="foo($A)", language="python", paths=["pipe.py", "a.py"]), tmp_path
+    )
+    assert not result.ok and result.error_kind is ErrorKind.TOOL_ERROR
+    assert "pipe.py (a FIFO, not a file or directory)" in result.error
+    assert spans(result.findings) == [("a.py", 1)]
+
+
+def test_ast_grep_trace_is_read_not_kept(tmp_path: Path) -> None:
+    # Files ast-grep skips on purpose (empty, not UTF-8) are no error, and the trace that names
+    # them (`--inspect=entity`) stays out of the stored stderr.
+    write(tmp_path, "empty.py", "")
+    write(tmp_path, "latin.py", b"s = 'caf\xe9'\n")
+    write(tmp_path, "a.py", "foo(1)\n")
+    result = run_tool_call(sg(pattern="foo($A)", language="python"), tmp_path)
+    assert result.ok, result.error
+    assert result.stderr == "" and spans(result.findings) == [("a.py", 1)]
 
 
 # --- restriction and plans -----------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -56,7 +57,11 @@ def test_every_object_is_closed_and_every_string_and_list_bounded(schema: dict[s
         if sub.get("type") == "object":
             assert sub.get("additionalProperties") is False, sub
         if sub.get("type") == "string" and "enum" not in sub and "const" not in sub:
-            assert "maxLength" in sub, sub
+            # A regex bounds its own length ({m,n}$); vLLM refuses pattern + maxLength for xgrammar.
+            if "pattern" in sub:
+                assert "maxLength" not in sub and re.search(r"\{\d+,\d+\}\$$", sub["pattern"]), sub
+            else:
+                assert "maxLength" in sub, sub
         if sub.get("type") == "array":
             assert "maxItems" in sub, sub
 
@@ -128,6 +133,44 @@ def test_invalid_calls_name_the_field(call: Any, field: str, says: str) -> None:
     assert says in str(info.value)
     assert validate_tool_call(call) == str(info.value)
     assert not Draft202012Validator(TOOL_CALL_SCHEMA).is_valid(call)
+
+
+@pytest.mark.parametrize(
+    ("call", "field", "says"),
+    [
+        (rg(pattern="fo\x00o"), "arguments.pattern", "a NUL byte (at character 2)"),
+        (rg(pattern="x", globs=["*.py", "*\x00"]), "arguments.globs[1]", "a NUL byte"),
+        (
+            ag(rule={"has": {"pattern": "f(\x00)"}}, language="go"),
+            "arguments.rule.has.pattern",
+            "a NUL byte",
+        ),
+        (rg(pattern="a\ud800"), "arguments.pattern", "a lone surrogate ('\\ud800' at character 1)"),
+        (
+            ag(pattern="f($A)", language="go", paths=["a\udcff.go"]),
+            "arguments.paths[0]",
+            "surrogate",
+        ),
+    ],
+)
+def test_text_no_tool_can_take_is_refused_after_the_schema(
+    call: dict[str, Any], field: str, says: str
+) -> None:
+    # The JSON Schema lets it through (a `pattern` would make xgrammar drop maxLength).
+    assert Draft202012Validator(TOOL_CALL_SCHEMA).is_valid(call)
+    with pytest.raises(ToolCallError) as info:
+        parse_tool_call(call)
+    assert info.value.field == field
+    assert says in info.value.detail
+    with pytest.raises(ToolCallError) as in_plan:
+        parse_plan({"steps": [{"call": call}]})
+    assert in_plan.value.field == f"steps[0].call.{field}"
+
+
+def test_a_nul_in_a_path_is_left_to_the_corpus_check() -> None:
+    # paths.resolve_in_corpus refuses it when the call runs, as `path_outside_corpus`
+    # (tests/test_hostile_calls.py::test_a_nul_byte_in_a_path_is_refused_before_running).
+    assert parse_tool_call(rg(pattern="x", paths=["a\x00"])).arguments["paths"] == ["a\x00"]
 
 
 def test_validate_tool_call_returns_none_for_a_valid_call() -> None:

@@ -25,6 +25,8 @@ SNIPPET = r"""
 import json, os, sys
 import xgrammar as xgr
 from transformers import AutoTokenizer
+from vllm.v1.structured_output.backend_xgrammar import has_xgrammar_unsupported_json_features
+from codesearch_core.schemas import COMPOSITE_PLAN_SCHEMA, TOOL_CALL_SCHEMA
 
 tok = AutoTokenizer.from_pretrained(os.environ["TINY_MODEL"])
 compiler = xgr.GrammarCompiler(xgr.TokenizerInfo.from_huggingface(tok, vocab_size=len(tok)))
@@ -42,7 +44,7 @@ for name, schema in (("tool_call", TOOL_CALL_SCHEMA), ("plan", COMPOSITE_PLAN_SC
         bad = {"steps": [{"call": bad}]}
     accepts_good = xgr.testing._is_grammar_accept_string(grammar, json.dumps(good, separators=(",", ":")))
     accepts_bad = xgr.testing._is_grammar_accept_string(grammar, json.dumps(bad, separators=(",", ":")))
-    result[name] = {"rules": len(str(grammar).splitlines()), "good": accepts_good, "bad": accepts_bad,
+    result[name] = {"vllm_refuses": has_xgrammar_unsupported_json_features(schema), "rules": len(str(grammar).splitlines()), "good": accepts_good, "bad": accepts_bad,
                     "memory": compiled.memory_size_bytes}
 print("MARK" + json.dumps(result), flush=True)
 """.replace("MARK", MARK)
@@ -60,6 +62,8 @@ def test_tool_call_and_plan_schemas_compile_in_xgrammar(tiny_model: Path) -> Non
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith(MARK))
     result = json.loads(line[len(MARK) :])
     for name in ("tool_call", "plan"):
+        # vLLM checks schemas before handing them to xgrammar; a refusal means no guided decoding.
+        assert result[name]["vllm_refuses"] is False, f"{name}: vLLM refuses it for xgrammar"
         assert result[name]["rules"] > 1, result
         assert result[name]["good"] is True, f"{name}: xgrammar rejects a valid call"
         assert result[name]["bad"] is False, f"{name}: xgrammar accepts an unknown field"

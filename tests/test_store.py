@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from store_helpers import (
@@ -13,14 +17,16 @@ from store_helpers import (
     invalid_proposal,
     proposal,
     reward,
+    rg_call,
     run_failed,
     run_ok,
 )
 
+from codesearch_core import store_writes
 from codesearch_core.errors import InputFileError, StoreError
 from codesearch_core.grader import grade as grade_findings
 from codesearch_core.grader import reward as reward_for
-from codesearch_core.models import DecisionAction, Span
+from codesearch_core.models import Blueprint, DecisionAction, Span
 from codesearch_core.runner import run_tool_call
 from codesearch_core.store import Store
 from codesearch_core.store_types import BlueprintFilters, DecisionState, QueueFilters
@@ -82,6 +88,63 @@ def test_upsert_edits_a_blueprint_and_keeps_every_revision(store: Store) -> None
     assert [r.revision for r in revisions] == [1, 2]
     assert revisions[0].data["expected"] == [{"path": "src/app.py", "start_line": 2, "end_line": 3}]
     assert revisions[1].data["notes"] == "one more span"
+
+
+def _verified(store: Store, bp: Blueprint, *patterns: str) -> list[str]:
+    """Proposals of `bp`, each recorded with a run, grade 0.9 and reward 0.8."""
+    ids = store.add_proposals([proposal(bp, p) for p in patterns])
+    store.record_executions_and_grades(
+        [(pid, run_ok(finding()), grade(0.9), reward(0.8)) for pid in ids]
+    )
+    return ids
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"expected": (Span("src/app.py", 9, 9),)}, {"corpus": "elsewhere"}],
+    ids=["expected", "corpus"],
+)
+def test_changing_what_a_blueprint_is_graded_against_makes_its_proposals_pending_again(
+    store: Store, change: dict[str, Any]
+) -> None:
+    bp, other = blueprint(1), blueprint(2)
+    store.add_blueprints([bp, other])
+    stale = _verified(store, bp, "a", "b")
+    kept = _verified(store, other, "a")
+    store.record_decision(stale[0], "accept", "ann")
+    assert store.pending_verification() == []
+
+    assert store.upsert_blueprint(replace(bp, **change)) == "updated"
+
+    assert [p.proposal_id for p in store.pending_verification()] == stale
+    for pid in stale:
+        item = store.review_item(pid)
+        assert item is not None and item.execution is None and item.grade is None
+    kept_item = store.review_item(kept[0])
+    assert kept_item is not None and kept_item.grade == grade(0.9)
+    assert store.counts().executed == 1
+    assert store.check_caches() == []
+    current = store.current_decision(stale[0])
+    assert current is not None and current.action is DecisionAction.ACCEPT
+
+
+def test_edits_that_do_not_change_the_grading_keep_the_grades(store: Store) -> None:
+    bp = blueprint(1)
+    store.add_blueprints([bp])
+    ids = _verified(store, bp, "a")
+    reordered = (Span("src/app.py", 5, 5), *bp.expected)
+    store.upsert_blueprint(replace(bp, expected=reordered))
+    store.record_executions_and_grades([(ids[0], run_ok(finding()), grade(0.9), reward(0.8))])
+    edits = [
+        replace(bp, expected=reordered, intent="Find every call to handler_1", notes="n"),
+        replace(bp, expected=tuple(reversed(reordered)), tags=("other",)),
+        replace(bp, expected=reordered, reference_call=rg_call("handler_1")),
+    ]
+    for edited in edits:
+        assert store.upsert_blueprint(edited) == "updated"
+        assert store.pending_verification() == []
+    item = store.review_item(ids[0])
+    assert item is not None and item.grade == grade(0.9)
 
 
 def test_upsert_refuses_a_twin_of_another_blueprint(store: Store) -> None:
@@ -177,6 +240,41 @@ def test_recording_a_run_again_replaces_it(store: Store) -> None:
     assert store.check_caches() == []
 
 
+def test_a_batch_of_runs_is_recorded_in_one_go_and_keeps_the_caches(store: Store) -> None:
+    bp = blueprint(1)
+    store.add_blueprints([bp])
+    a, b, c = store.add_proposals([proposal(bp, "a"), proposal(bp, "b"), proposal(bp, "c")])
+    store.record_executions_and_grades(
+        [
+            (a, run_ok(finding(), finding(line=2, text="héllo")), grade(0.5), reward(0.4)),
+            (b, run_failed(), None, reward(-1.0)),
+            (c, run_failed(), None, reward(-1.0)),
+            (c, run_ok(), grade(1.0), reward(1.0)),  # named twice: the last one counts
+        ]
+    )
+    assert store.counts().executed == 3
+    assert store.check_caches() == []
+    first, failed, last = (store.review_item(i) for i in (a, b, c))
+    assert first is not None and first.execution is not None
+    assert first.execution.findings == (finding(), finding(line=2, text="héllo"))
+    assert first.grade == grade(0.5) and first.reward == reward(0.4)
+    assert failed is not None and failed.execution is not None and failed.grade is None
+    assert failed.execution.error_kind == "invalid_pattern" and failed.execution.return_code == 2
+    assert last is not None and last.grade == grade(1.0)
+    store.record_executions_and_grades([])  # nothing to do
+
+
+def test_a_batch_naming_an_unknown_proposal_records_none_of_it(store: Store) -> None:
+    bp = blueprint(1)
+    store.add_blueprints([bp])
+    [pid] = store.add_proposals([proposal(bp)])
+    batch = [(pid, run_ok(), grade(1.0), reward()), ("nope", run_ok(), grade(1.0), reward())]
+    with pytest.raises(StoreError, match="no proposal with id 'nope'"):
+        store.record_executions_and_grades(batch)
+    assert store.counts().executed == 0
+    assert store.check_caches() == []
+
+
 def test_a_failed_run_without_grade_keeps_its_error(store: Store) -> None:
     bp = blueprint(1)
     store.add_blueprints([bp])
@@ -199,6 +297,48 @@ def test_a_failure_half_way_through_a_write_leaves_nothing(store: Store) -> None
     assert store.counts().executed == 0
     item = store.review_item(pid)
     assert item is not None and item.execution is None and item.grade is None
+
+
+#: A statement that runs for minutes, so a Ctrl-C sent while it runs surely lands inside DuckDB.
+_ENDLESS = "SELECT count(*) FROM range(10000000000000) t(i) WHERE i % 7 = 3"
+
+
+def _ctrl_c_soon() -> threading.Timer:
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_during_a_write_is_a_keyboard_interrupt_and_writes_nothing(store: Store) -> None:
+    bp = blueprint(1)
+    store.add_blueprints([bp])
+    [pid] = store.add_proposals([proposal(bp)])
+
+    def record_then_stall(cur: Any) -> None:
+        store_writes.record_executions(cur, [(pid, run_ok(), grade(1.0), reward())])
+        cur.execute(_ENDLESS).fetchall()
+
+    # Only a private door reaches a statement slow enough to interrupt; what is tested is the
+    # wrapper every public write goes through.
+    timer = _ctrl_c_soon()
+    with pytest.raises(KeyboardInterrupt) as caught:
+        store._write(record_then_stall, what="stall")
+    timer.join()
+    # DuckDB raised RuntimeError("Query interrupted"); the store turned it back into Ctrl-C.
+    assert isinstance(caught.value.__cause__, RuntimeError)
+    assert store.counts().executed == 0
+    store.record_execution_and_grade(pid, run_ok(), grade(1.0), reward())  # the store still works
+    assert store.counts().executed == 1
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_during_a_read_is_a_keyboard_interrupt(store: Store) -> None:
+    timer = _ctrl_c_soon()
+    with pytest.raises(KeyboardInterrupt):
+        store._read(lambda cur: cur.execute(_ENDLESS).fetchall())
+    timer.join()
+    assert store.counts().blueprints == 0
 
 
 def test_a_batch_with_one_bad_proposal_stores_none_of_it(store: Store) -> None:

@@ -15,6 +15,16 @@ from codesearch_core.errors import InputFileError
 from codesearch_core.store import Store
 
 
+@pytest.fixture(autouse=True)
+def corpora(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The corpus the test blueprints name, holding their expected file."""
+    root = tmp_path / "corpora"
+    (root / "fixtures" / "src").mkdir(parents=True)
+    (root / "fixtures" / "src" / "app.py").write_text("handler_1(x)\n" * 10, encoding="utf-8")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(root))
+    return root
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     s = Store(tmp_path / "studio.duckdb")
