@@ -81,7 +81,13 @@ def _cpu(before: os.times_result, after: os.times_result, *, own: bool) -> float
 
 def _bare(argv: list[str], root: Path) -> Sample:
     t0, started = os.times(), time.perf_counter()
-    subprocess.run(f"{shlex.join(argv)} | cat > /dev/null", shell=True, cwd=root, check=False)
+    subprocess.run(
+        f"{shlex.join(argv)} | cat > /dev/null",
+        shell=True,
+        cwd=root,
+        check=False,
+        stderr=subprocess.DEVNULL,
+    )
     return Sample(time.perf_counter() - started, _cpu(t0, os.times(), own=False))
 
 
