@@ -461,12 +461,14 @@ def verify_pending(
         store.record_executions_and_grades(
             [(o.proposal_id, o.run, o.grade, o.reward) for o in unwritten]
         )
-        # Counted only once stored: the progress shown is what an interruption would keep.
-        for o in unwritten:
+        # Emptied before counting: a Ctrl-C while the progress is drawn must not write (and
+        # count) the same batch twice. Counted once stored, so progress is what a crash keeps.
+        written = unwritten[:]
+        unwritten.clear()
+        for o in written:
             in_flight.discard(o.proposal_id)
             summary.add(o)
             tracker.add(o)
-        unwritten.clear()
 
     # A stop request ends the stream of tasks, so work already started is still written.
     stream = (execute or partial(verify_many, workers=workers))(pending_tasks())

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -95,3 +99,51 @@ def test_the_console_script_runs_verify(store_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "verified 8 proposals" in done.stdout
     assert _executed(store_path)[0] == 8
+
+
+@pytest.fixture
+def long_run_path(tmp_path: Path) -> Path:
+    """A store whose verification takes seconds: the seed proposals over renamed blueprint copies."""
+    blueprints, proposals = seed_proposals(mutations_per_blueprint=5)
+    all_blueprints, all_proposals = [], []
+    for copy in range(3):
+        renamed = {
+            bp.id: replace(bp, id=f"{bp.id}--{copy}", intent=f"{bp.intent} [{copy}]")
+            for bp in blueprints
+        }
+        all_blueprints += renamed.values()
+        all_proposals += [replace(p, blueprint_id=renamed[p.blueprint_id].id) for p in proposals]
+    path = tmp_path / "long.duckdb"
+    make_store(path, all_blueprints, all_proposals).close()
+    return path
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_exits_130_without_a_traceback_and_keeps_what_was_written(
+    long_run_path: Path, workers: str
+) -> None:
+    command = ["verify", "--workers", workers, "--db", str(long_run_path)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codesearch_core", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    err = b""
+    while b"verify " not in err:  # a first batch is written: Ctrl-C lands mid-run
+        chunk = os.read(proc.stderr.fileno(), 4096)
+        assert chunk, err
+        err += chunk
+    proc.send_signal(signal.SIGINT)
+    _, rest = proc.communicate(timeout=120)
+    text = (err + rest).decode()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text
+    written = re.search(r"interrupted: (\d+) results written", text)
+    assert written is not None, text
+    executed, proposals = _executed(long_run_path)
+    assert 0 < executed == int(written.group(1)) < proposals
+    with Store(long_run_path) as store:
+        assert store.check_caches() == []
+    assert main(["verify", "--db", str(long_run_path), "--workers", workers]) == 0
+    assert _executed(long_run_path) == (proposals, proposals)

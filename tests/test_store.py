@@ -303,7 +303,14 @@ def test_a_failure_half_way_through_a_write_leaves_nothing(store: Store) -> None
 _ENDLESS = "SELECT count(*) FROM range(10000000000000) t(i) WHERE i % 7 = 3"
 
 
-def _ctrl_c_soon() -> threading.Timer:
+def _ctrl_c_soon(store: Store) -> threading.Timer:
+    """Press Ctrl-C in half a second.
+
+    DuckDB looks for Ctrl-C only between the tasks it runs on the calling thread; with more
+    threads the one long task may run on another and the signal goes unseen until it ends. One
+    thread makes the test deterministic.
+    """
+    store._read(lambda cur: cur.execute("SET threads = 1"))
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     return timer
@@ -321,7 +328,7 @@ def test_ctrl_c_during_a_write_is_a_keyboard_interrupt_and_writes_nothing(store:
 
     # Only a private door reaches a statement slow enough to interrupt; what is tested is the
     # wrapper every public write goes through.
-    timer = _ctrl_c_soon()
+    timer = _ctrl_c_soon(store)
     with pytest.raises(KeyboardInterrupt) as caught:
         store._write(record_then_stall, what="stall")
     timer.join()
@@ -334,7 +341,7 @@ def test_ctrl_c_during_a_write_is_a_keyboard_interrupt_and_writes_nothing(store:
 
 @pytest.mark.timeout(60)
 def test_ctrl_c_during_a_read_is_a_keyboard_interrupt(store: Store) -> None:
-    timer = _ctrl_c_soon()
+    timer = _ctrl_c_soon(store)
     with pytest.raises(KeyboardInterrupt):
         store._read(lambda cur: cur.execute(_ENDLESS).fetchall())
     timer.join()

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from store_helpers import blueprint
 
-from codesearch_core.blueprints import blueprint_to_dict
+from codesearch_core.blueprints import blueprint_from_dict, blueprint_to_dict
+from codesearch_core.engines.import_engine import MAX_LINE_BYTES
 from codesearch_core.errors import InputFileError
 from codesearch_core.store import Store
+from codesearch_core.store_import import missing_expected_files_errors
 
 
 @pytest.fixture(autouse=True)
@@ -148,3 +150,91 @@ def test_a_proposal_for_an_unknown_blueprint_stores_nothing(store: Store, tmp_pa
     assert store.counts().proposals == 0
     report = store.import_proposals_jsonl(path, skip_bad=True)
     assert report.new == 3 and [e.line for e in report.errors] == [2]
+
+
+# --- blueprints whose expected findings cannot be found ------------------------------------------
+
+
+def _gone(n: int, *paths: str) -> dict[str, Any]:
+    row = blueprint_to_dict(blueprint(n))
+    row["expected"] = [{"path": p, "start_line": 1, "end_line": 1} for p in paths]
+    return row
+
+
+def test_a_blueprint_expecting_a_file_its_corpus_lacks_stores_nothing_and_names_the_line(
+    store: Store, tmp_path: Path
+) -> None:
+    rows = [blueprint_to_dict(blueprint(0)), "", _gone(1, "src/app.py", "src/gone.py")]
+    path = _jsonl(tmp_path / "bps.jsonl", rows)
+    with pytest.raises(InputFileError) as caught:
+        store.import_blueprints_jsonl(path)
+    assert caught.value.line == 3
+    assert str(caught.value) == (
+        f"{path}:3: blueprint 'bp-001': expected file missing from corpus 'fixtures': "
+        "src/gone.py (no call could find it; fix the expected findings or the corpus)"
+    )
+    assert store.counts().blueprints == 0
+
+
+def test_a_blueprint_of_a_corpus_that_is_not_here_stores_nothing(
+    store: Store, tmp_path: Path
+) -> None:
+    row = blueprint_to_dict(replace(blueprint(0), corpus="elsewhere"))
+    path = _jsonl(tmp_path / "bps.jsonl", [row])
+    with pytest.raises(InputFileError, match=r":1: unknown corpus 'elsewhere' \(known: fixtures\)"):
+        store.import_blueprints_jsonl(path)
+    assert store.counts().blueprints == 0
+
+
+def test_skip_bad_stores_the_blueprints_whose_files_exist_and_lists_the_others(
+    store: Store, tmp_path: Path
+) -> None:
+    rows: list[Any] = [
+        _gone(0, "a.py"),
+        blueprint_to_dict(blueprint(1)),
+        "{not json",
+        _gone(3, "b.py"),
+        blueprint_to_dict(blueprint(4)),
+    ]
+    path = _jsonl(tmp_path / "bps.jsonl", rows)
+    report = store.import_blueprints_jsonl(path, skip_bad=True)
+    assert report.new == 2 and list(report.ids) == ["bp-001", "bp-004"]
+    assert [e.line for e in report.errors] == [1, 3, 4]
+    assert "a.py" in str(report.errors[0]) and "b.py" in str(report.errors[2])
+
+
+def test_an_upload_can_be_checked_for_missing_expected_files_line_by_line(tmp_path: Path) -> None:
+    # What the app's upload check gets: the blueprints it parsed and the uploaded lines.
+    lines = [json.dumps(blueprint_to_dict(blueprint(0))), json.dumps(_gone(1, "x.py"))]
+    blueprints = [blueprint(0), blueprint_from_dict(_gone(1, "x.py"))]
+    errors = missing_expected_files_errors(blueprints, lines, source="upload.jsonl")
+    assert [(e.blueprint_id, e.line) for e in errors] == [("bp-001", 2)]
+    assert str(errors[0]).startswith("upload.jsonl:2: blueprint 'bp-001': expected file missing")
+    assert missing_expected_files_errors([blueprint(0)], lines, source="upload.jsonl") == []
+
+
+# --- lines too long to be records ----------------------------------------------------------------
+
+
+def test_a_line_over_the_limit_is_refused_without_storing_anything(
+    store: Store, tmp_path: Path
+) -> None:
+    long_line = json.dumps({"id": "x", "notes": "n" * (MAX_LINE_BYTES + 10)})
+    path = _jsonl(tmp_path / "bps.jsonl", [blueprint_to_dict(blueprint(0)), long_line])
+    with pytest.raises(InputFileError, match=r":2: line longer than 1,048,576 bytes"):
+        store.import_blueprints_jsonl(path)
+    assert store.counts().blueprints == 0
+    rows: list[Any] = [blueprint_to_dict(blueprint(0)), long_line, blueprint_to_dict(blueprint(1))]
+    path = _jsonl(tmp_path / "bps.jsonl", rows)
+    report = store.import_blueprints_jsonl(path, skip_bad=True)
+    assert report.new == 2 and [e.line for e in report.errors] == [2]
+
+
+def test_a_conflict_after_a_long_line_still_names_its_line(store: Store, tmp_path: Path) -> None:
+    store.add_blueprints([blueprint(1)])
+    changed = blueprint_to_dict(replace(blueprint(1), intent="Something else"))
+    long_line = "x" * (MAX_LINE_BYTES + 1)
+    path = _jsonl(tmp_path / "c.jsonl", [long_line, changed])
+    report = store.import_blueprints_jsonl(path, skip_bad=True)
+    assert [e.line for e in report.errors] == [1, 2]
+    assert "already stored" in str(report.errors[1])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,9 @@ from verify_support import (
 )
 
 from codesearch_core.blueprints import load_seed_blueprints
-from codesearch_core.errors import CorpusError, ErrorKind
+from codesearch_core.errors import CorpusError, EngineError, ErrorKind
 from codesearch_core.models import Blueprint, Proposal
+from codesearch_core.store import Store
 from codesearch_core.store_rows import proposal_id
 from codesearch_core.verify import (
     VerifyOutcome,
@@ -294,3 +296,95 @@ def test_a_timeout_in_the_store_is_recorded_not_raised(
         assert item is not None and item.execution is not None
         assert item.execution.error_kind == ErrorKind.TIMEOUT.value
         assert "0.5" in item.execution.error
+
+
+def _watching(
+    store: Store, seen: list[int], fail_after: int | None = None
+) -> Callable[[Iterable[VerifyTask]], Iterator[VerifyOutcome]]:
+    """A local, one-process outcome stream that notes how many results the store holds before
+    yielding each outcome, and fails (as a lost worker would) after `fail_after` outcomes."""
+
+    def execute(tasks: Iterable[VerifyTask]) -> Iterator[VerifyOutcome]:
+        for n, outcome in enumerate(verify_many(tasks, workers=1)):
+            if n == fail_after:
+                raise EngineError("the worker pool broke")
+            seen.append(store.counts().executed)
+            yield outcome
+
+    return execute
+
+
+def test_outcomes_are_written_in_batches(
+    tmp_path: Path, seeds: tuple[list[Blueprint], list[Proposal]]
+) -> None:
+    blueprints, proposals = seeds
+    with make_store(tmp_path / "s.duckdb", blueprints, proposals[:10]) as store:
+        seen: list[int] = []
+        progress: list[int] = []
+        report = verify_pending(
+            store,
+            execute=_watching(store, seen),
+            write_batch=4,
+            write_interval_s=3600,
+            on_progress=lambda p: progress.append(p.done),
+        )
+        assert report.count == 10 and store.counts().executed == 10
+        assert seen == [0, 0, 0, 0, 4, 4, 4, 4, 8, 8]
+        assert progress == list(range(1, 11))  # each outcome counted once, when stored
+
+
+def test_an_old_unwritten_outcome_is_written_with_the_next_one(
+    tmp_path: Path, seeds: tuple[list[Blueprint], list[Proposal]]
+) -> None:
+    blueprints, proposals = seeds
+    with make_store(tmp_path / "s.duckdb", blueprints, proposals[:5]) as store:
+        seen: list[int] = []
+        verify_pending(store, execute=_watching(store, seen), write_batch=64, write_interval_s=0)
+        assert seen == [0, 1, 2, 3, 4]
+
+
+def test_a_failing_run_keeps_the_outcomes_that_arrived_and_the_next_run_finishes(
+    tmp_path: Path, seeds: tuple[list[Blueprint], list[Proposal]]
+) -> None:
+    blueprints, proposals = seeds
+    with make_store(tmp_path / "s.duckdb", blueprints, proposals[:12]) as store:
+        seen: list[int] = []
+        with pytest.raises(EngineError, match="broke"):
+            verify_pending(
+                store,
+                execute=_watching(store, seen, fail_after=6),
+                write_batch=4,
+                write_interval_s=3600,
+            )
+        assert store.counts().executed == 6
+        assert store.check_caches() == []
+        assert verify_pending(store, workers=2).count == 6
+        assert store.counts().executed == 12
+
+
+def test_a_write_batch_below_one_is_refused(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as store, pytest.raises(ValueError, match="write_batch"):
+        verify_pending(store, write_batch=0)
+
+
+def test_editing_a_blueprints_expected_findings_regrades_its_proposals_only(
+    tmp_path: Path, seeds: tuple[list[Blueprint], list[Proposal]]
+) -> None:
+    blueprints, proposals = seeds
+    edited = next(bp for bp in blueprints if len(bp.expected) >= 2)
+    reference = proposal_id(reference_proposal(edited))
+    with make_store(tmp_path / "s.duckdb", blueprints, proposals) as store:
+        verify_pending(store, workers=2)
+        before = store.review_item(reference)
+        assert before is not None and before.grade is not None
+        assert before.grade.span_f1 == 1.0
+
+        store.upsert_blueprint(replace(edited, expected=edited.expected[:1]))
+        again = verify_pending(store, workers=2)
+
+        of_edited = sum(p.blueprint_id == edited.id for p in proposals)
+        assert again.count == of_edited
+        after = store.review_item(reference)
+        assert after is not None and after.grade is not None
+        assert after.grade.n_expected == 1 and after.grade.span_precision < 1.0
+        assert store.check_caches() == []

@@ -377,9 +377,9 @@ def _register_verify(sub: argparse._SubParsersAction[Any]) -> None:
         description=(
             "Run each proposal of the store that has no execution yet with the real rg / "
             "ast-grep, grade its findings against its blueprint's expected findings, and record "
-            "run, grade and reward. Results are written as they arrive; an interrupted run keeps "
-            "them, and running again verifies only what is still pending. Failed calls are "
-            "recorded results, not failures of the command (exit 0)."
+            "run, grade and reward. Results are written in small batches as they arrive; an "
+            "interrupted run keeps them, and running again verifies only what is still pending. "
+            "Failed calls are recorded results, not failures of the command (exit 0)."
         ),
     )
     p.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
@@ -448,6 +448,7 @@ def run_verify(args: argparse.Namespace) -> int:
         where = f"Ray ({args.ray or 'local or $RAY_ADDRESS'})"
     progress = VerifyProgressLine()
     with Store(path) as store:
+        executed_before = store.counts().executed
         try:
             report = verify_pending(
                 store,
@@ -461,9 +462,11 @@ def run_verify(args: argparse.Namespace) -> int:
             )
         except KeyboardInterrupt:
             # The store turns a Ctrl-C that lands in a DuckDB statement into KeyboardInterrupt too.
+            # What was written is asked of the store: the Ctrl-C may have cut the counting short.
             progress.close()
+            written = store.counts().executed - executed_before
             print(
-                f"interrupted: {progress.done} results written to {path}; "
+                f"interrupted: {written} results written to {path}; "
                 "run `codesearch verify` again to verify the rest",
                 file=sys.stderr,
             )
