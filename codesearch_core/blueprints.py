@@ -25,6 +25,7 @@ from typing import IO, Any, Final
 
 from codesearch_core import config
 from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
+from codesearch_core.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.models import Blueprint, Difficulty, Span
 from codesearch_core.paths import resolve_in_corpus
 from codesearch_core.schemas import parse_tool_call
@@ -200,23 +201,21 @@ def _source_name(source: Path | IO[str] | IO[bytes] | Iterable[str]) -> str:
     return str(name) if isinstance(name, str) else "<input>"
 
 
-def _lines(source: Path | IO[str] | IO[bytes] | Iterable[str], name: str) -> Iterator[str | bytes]:
+def _lines(
+    source: Path | IO[str] | IO[bytes] | Iterable[str],
+) -> Iterator[str | bytes | None]:
+    """The source's lines; from a file, None stands for a line too long to read (never held)."""
     if isinstance(source, Path):
-        try:
-            with source.open("rb") as fh:
-                yield from fh
-        except FileNotFoundError:
-            raise InputFileError("file not found", source=name) from None
-        except IsADirectoryError:
-            raise InputFileError("is a directory, not a JSONL file", source=name) from None
-        except OSError as err:
-            raise InputFileError(f"cannot read: {err.strerror}", source=name) from None
+        with open_jsonl(source) as fh:
+            yield from (raw for _, raw in bounded_lines(fh))
     else:
         yield from source
 
 
-def _parse_line(raw: str | bytes, number: int) -> Blueprint | None:
+def _parse_line(raw: str | bytes | None, number: int) -> Blueprint | None:
     """The blueprint on one line, None for a blank line; errors without the source and line."""
+    if raw is None:
+        raise line_too_long("blueprint")
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as err:
@@ -248,7 +247,7 @@ def read_blueprints_jsonl(
     blueprints: list[Blueprint] = []
     errors: list[InputFileError] = []
     first_line_of: dict[str, int] = {}
-    for number, raw in enumerate(_lines(source, name), start=1):
+    for number, raw in enumerate(_lines(source), start=1):
         try:
             bp = _parse_line(raw, number)
             if bp is None:

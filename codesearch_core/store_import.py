@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core.blueprints import check_expected_files, read_blueprints_jsonl
 from codesearch_core.corpus import corpus_root
-from codesearch_core.engines.import_engine import MAX_LINE_BYTES, ImportEngine
+from codesearch_core.engines.import_engine import ImportEngine
 from codesearch_core.errors import CorpusError, InputFileError
+from codesearch_core.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.models import Blueprint
 from codesearch_core.store_types import BlueprintConflictError, ImportReport
 
@@ -121,32 +122,15 @@ class _BoundedLines:
 
     def __iter__(self) -> Iterator[Any]:
         # Bytes, typed Any for `read_blueprints_jsonl`: decoding (and naming bad UTF-8) is its job.
-        try:
-            handle = self.path.open("rb")
-        except FileNotFoundError:
-            raise InputFileError("file not found", source=self.name) from None
-        except IsADirectoryError:
-            raise InputFileError("is a directory, not a JSONL file", source=self.name) from None
-        except OSError as err:
-            raise InputFileError(f"cannot read: {err.strerror}", source=self.name) from None
-        with handle:
-            number = 0
-            while chunk := handle.readline(MAX_LINE_BYTES + 1):
-                number += 1
-                if len(chunk) <= MAX_LINE_BYTES or chunk.endswith(b"\n"):
+        with open_jsonl(self.path) as handle:
+            for number, chunk in bounded_lines(handle):
+                if chunk is not None:
                     yield chunk
                     continue
-                too_long = InputFileError(
-                    f"line longer than {MAX_LINE_BYTES:,} bytes: one record per line is far "
-                    "shorter (is this a JSONL file?)",
-                    source=self.name,
-                    line=number,
-                )
+                too_long = line_too_long("record", source=self.name, line=number)
                 if not self.skip_bad:
                     raise too_long
                 self.errors.append(too_long)
-                while chunk and not chunk.endswith(b"\n"):
-                    chunk = handle.readline(MAX_LINE_BYTES)
                 yield b"\n"
 
 

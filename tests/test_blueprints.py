@@ -278,3 +278,14 @@ def test_check_expected_files_treats_a_symlink_out_of_the_corpus_as_missing(tmp_
         bp_dict(expected=[{"path": "link.py", "start_line": 1, "end_line": 1}])
     )
     assert check_expected_files(bp, corpus) == ["link.py"]
+
+
+def test_a_line_too_long_to_read_is_an_error_naming_it_and_skippable(tmp_path: Path) -> None:
+    from codesearch_core.jsonl_lines import MAX_LINE_BYTES
+
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b"z" * (2 * MAX_LINE_BYTES) + b"\n")
+    with pytest.raises(InputFileError, match=r":1: line longer than 1,048,576 bytes"):
+        read_blueprints_jsonl(path)
+    blueprints, errors = read_blueprints_jsonl(path, skip_bad=True)
+    assert blueprints == [] and [e.line for e in errors] == [1]

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from codesearch_core.engines.base import proposal_to_dict
-from codesearch_core.engines.import_engine import MAX_LINE_BYTES, ImportEngine
+from codesearch_core.engines.import_engine import ImportEngine
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.engines.repair import LENGTH_ERROR
 from codesearch_core.errors import InputFileError
+from codesearch_core.jsonl_lines import MAX_LINE_BYTES
 from codesearch_core.models import Blueprint, Span
 from codesearch_core.schemas import parse_tool_call
 

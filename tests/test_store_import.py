@@ -11,8 +11,8 @@ import pytest
 from store_helpers import blueprint
 
 from codesearch_core.blueprints import blueprint_from_dict, blueprint_to_dict
-from codesearch_core.engines.import_engine import MAX_LINE_BYTES
 from codesearch_core.errors import InputFileError
+from codesearch_core.jsonl_lines import MAX_LINE_BYTES
 from codesearch_core.store import Store
 from codesearch_core.store_import import missing_expected_files_errors
 

@@ -20,7 +20,7 @@ import json
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 from codesearch_core.engines.base import ProgressFn, SamplingSettings, StopFn, proposal_from_text
 from codesearch_core.engines.prompt import Example, PromptConfig
@@ -30,6 +30,7 @@ from codesearch_core.engines.repair import (
     validate_and_repair,
 )
 from codesearch_core.errors import InputFileError, ToolCallError
+from codesearch_core.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.schemas import parse_tool_call
 
@@ -37,7 +38,6 @@ ENGINE_NAME: Final = "import"
 DEFAULT_MODEL: Final = "imported"
 #: The longest line read. A proposal line (raw text, prompt, provenance) is a few kB; a file
 #: without newlines would otherwise be read whole into memory before it fails to decode.
-MAX_LINE_BYTES: Final = 1024 * 1024
 NESTING_DETAIL: Final = f"not JSON: {NESTING_TOO_DEEP}"
 _BLANK: Final = object()
 
@@ -104,16 +104,8 @@ class ImportEngine:
     def _rows(self) -> Generator[tuple[int, Any], None, None]:
         """(line number, decoded value) for each non-blank line, read once, a line at a time."""
         source = str(self.path)
-        try:
-            handle = self.path.open("rb")
-        except FileNotFoundError:
-            raise InputFileError("no such file", source=source) from None
-        except IsADirectoryError:
-            raise InputFileError("is a directory, not a JSONL file", source=source) from None
-        except OSError as err:
-            raise InputFileError(f"cannot read: {err.strerror}", source=source) from None
-        with handle:
-            for line_no, raw in _bounded_lines(handle):
+        with open_jsonl(self.path) as handle:
+            for line_no, raw in bounded_lines(handle):
                 try:
                     value = _decode_line(raw, line_no)
                 except InputFileError as err:
@@ -189,27 +181,10 @@ class ImportEngine:
         )
 
 
-def _bounded_lines(handle: BinaryIO) -> Generator[tuple[int, bytes | None], None, None]:
-    """(line number, bytes) per line; None for a line over `MAX_LINE_BYTES`, which is skipped
-    without being held, so memory stays bounded whatever the file holds."""
-    line_no = 0
-    while chunk := handle.readline(MAX_LINE_BYTES + 1):
-        line_no += 1
-        if len(chunk) <= MAX_LINE_BYTES or chunk.endswith(b"\n"):
-            yield line_no, chunk
-            continue
-        yield line_no, None
-        while chunk and not chunk.endswith(b"\n"):
-            chunk = handle.readline(MAX_LINE_BYTES)
-
-
 def _decode_line(raw: bytes | None, line_no: int) -> Any:
     """The JSON value on one line, `_BLANK` for a blank line; InputFileError (no source) if bad."""
     if raw is None:
-        raise InputFileError(
-            f"line longer than {MAX_LINE_BYTES:,} bytes: one proposal per line is far shorter "
-            "(is this a JSONL file?)"
-        )
+        raise line_too_long("proposal")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
