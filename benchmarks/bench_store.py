@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from codesearch_core.export import export_xlam
+from codesearch_core.export import ExportFormat, export
 from codesearch_core.store import Store
 from codesearch_core.store_types import DecisionState, QueueFilters
 
@@ -225,8 +225,10 @@ def main() -> None:
             )
         rows.append(("dashboard", "dashboard_stats()", median_ms(store.dashboard_stats, 11)))
         out = Path(tmp) / "xlam.jsonl"
-        manifest = export_xlam(store, out, filters=QueueFilters())
-        export_ms = median_ms(lambda: export_xlam(store, out, filters=QueueFilters()), 3)
+        manifest = export(store, ExportFormat.XLAM, out, filters=QueueFilters())
+        export_ms = median_ms(
+            lambda: export(store, ExportFormat.XLAM, out, filters=QueueFilters()), 3
+        )
         rows.append(("export", f"xLAM export of {manifest.rows:,} accepted items", export_ms))
         load_after = os.getloadavg()[0]
         store.close()

@@ -16,9 +16,6 @@ from store_helpers import blueprint, finding, grade, invalid_proposal, proposal,
 from codesearch_core.export import (
     ExportFormat,
     export,
-    export_chat,
-    export_pairs,
-    export_xlam,
     manifest_path,
     preview,
 )
@@ -118,7 +115,7 @@ def test_xlam_loads_with_datasets_in_the_xlam_layout(
     store: Store, tmp_path: Path, load_jsonl: Loader
 ) -> None:
     out = tmp_path / "xlam.jsonl"
-    manifest = export_xlam(store, out)
+    manifest = export(store, ExportFormat.XLAM, out)
     ds = load_jsonl(out)
     assert ds.num_rows == manifest.rows == 3
     assert {k: ds.features[k].dtype for k in ("id", "query", "tools", "answers")} == {
@@ -146,7 +143,7 @@ def test_xlam_holds_only_accepted_calls_in_blueprint_then_proposal_order(
     store: Store, tmp_path: Path
 ) -> None:
     out = tmp_path / "xlam.jsonl"
-    export_xlam(store, out, with_meta=True)
+    export(store, ExportFormat.XLAM, out, with_meta=True)
     rows = _read(out)
     accepted = sorted(_ids(store, "A", "D"))
     assert [r["meta"]["proposal_id"] for r in rows] == [*accepted, store.ids["F"]]  # type: ignore[attr-defined]
@@ -161,7 +158,7 @@ def test_xlam_holds_only_accepted_calls_in_blueprint_then_proposal_order(
 
 def test_reference_calls_join_as_gold_items_once(store: Store, tmp_path: Path) -> None:
     out = tmp_path / "xlam.jsonl"
-    export_xlam(store, out, include_reference=True, with_meta=True)
+    export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
     rows = _read(out)
     sources = [(r["meta"]["blueprint_id"], r["meta"]["source"]) for r in rows]
     assert sources == [
@@ -176,8 +173,8 @@ def test_reference_calls_join_as_gold_items_once(store: Store, tmp_path: Path) -
 
 
 def test_the_same_store_exports_the_same_bytes(store: Store, tmp_path: Path) -> None:
-    first = export_xlam(store, tmp_path / "a.jsonl", include_reference=True)
-    second = export_xlam(store, tmp_path / "b.jsonl", include_reference=True)
+    first = export(store, ExportFormat.XLAM, tmp_path / "a.jsonl", include_reference=True)
+    second = export(store, ExportFormat.XLAM, tmp_path / "b.jsonl", include_reference=True)
     assert first.sha256 == second.sha256
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
 
@@ -196,7 +193,7 @@ def test_export_filters(
     store: Store, tmp_path: Path, filters: QueueFilters, expected: list[str]
 ) -> None:
     out = tmp_path / "x.jsonl"
-    manifest = export_xlam(store, out, filters=filters, with_meta=True)
+    manifest = export(store, ExportFormat.XLAM, out, filters=filters, with_meta=True)
     got = [r["meta"]["proposal_id"] for r in _read(out)]
     assert sorted(got) == sorted(_ids(store, *expected))
     assert manifest.filters == {k: v for k, v in filters.to_dict().items() if k != "decision"}
@@ -204,7 +201,7 @@ def test_export_filters(
 
 def test_the_manifest_describes_the_file(store: Store, tmp_path: Path) -> None:
     out = tmp_path / "exports" / "xlam.jsonl"
-    manifest = export_xlam(store, out, filters=QueueFilters(language="python"))
+    manifest = export(store, ExportFormat.XLAM, out, filters=QueueFilters(language="python"))
     saved = json.loads(manifest_path(out).read_text(encoding="utf-8"))
     assert saved == json.loads(json.dumps(manifest.to_dict()))
     assert saved["format"] == "xlam" and saved["rows"] == 2
@@ -219,7 +216,7 @@ def test_the_manifest_describes_the_file(store: Store, tmp_path: Path) -> None:
 
 def test_an_export_that_matches_nothing_writes_an_empty_file(store: Store, tmp_path: Path) -> None:
     out = tmp_path / "none.jsonl"
-    assert export_xlam(store, out, filters=QueueFilters(language="rust")).rows == 0
+    assert export(store, ExportFormat.XLAM, out, filters=QueueFilters(language="rust")).rows == 0
     assert out.read_bytes() == b""
 
 
@@ -266,7 +263,7 @@ def test_chat_loads_with_datasets_as_openai_messages_with_tool_calls(
     store: Store, tmp_path: Path, load_jsonl: Loader
 ) -> None:
     out = tmp_path / "chat.jsonl"
-    manifest = export_chat(store, out, include_reference=True)
+    manifest = export(store, ExportFormat.CHAT, out, include_reference=True)
     ds = load_jsonl(out)
     assert ds.num_rows == manifest.rows == 6
     for row in ds:
@@ -293,7 +290,7 @@ def test_pairs_load_with_datasets_one_per_rejected_proposal(
     store: Store, tmp_path: Path, load_jsonl: Loader
 ) -> None:
     out = tmp_path / "pairs.jsonl"
-    manifest = export_pairs(store, out, with_meta=True)
+    manifest = export(store, ExportFormat.PAIRS, out, with_meta=True)
     ds = load_jsonl(out)
     assert ds.num_rows == manifest.rows == 4
     rows = _read(out)

@@ -15,7 +15,7 @@ import pytest
 from store_helpers import blueprint, proposal
 
 from codesearch_core.errors import StoreError
-from codesearch_core.export import export_xlam, write_jsonl_atomic
+from codesearch_core.export import ExportFormat, export, write_jsonl_atomic
 from codesearch_core.store import Store
 
 PREVIOUS = b'{"id": 0, "query": "the previous export"}\n'
@@ -89,7 +89,7 @@ _DISK_FULL = textwrap.dedent(
     import resource, signal, sys
     from pathlib import Path
     from codesearch_core.errors import StoreError
-    from codesearch_core.export import export_xlam
+    from codesearch_core.export import ExportFormat, export
     from codesearch_core.store import Store
     from codesearch_core.store_types import QueueFilters
 
@@ -99,7 +99,7 @@ _DISK_FULL = textwrap.dedent(
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[3]),) * 2)
     try:
-        export_xlam(store, Path(sys.argv[2]), filters=filters)
+        export(store, ExportFormat.XLAM, Path(sys.argv[2]), filters=filters)
     except StoreError as err:
         print(f"error: {err}")
         sys.exit(2)
@@ -119,7 +119,7 @@ def previous_export(tmp_path: Path) -> tuple[Path, Path]:
         store.add_blueprints(bps)
         for pid in store.add_proposals([proposal(bp) for bp in bps]):
             store.record_decision(pid, "accept", "ann")
-        export_xlam(store, out)
+        export(store, ExportFormat.XLAM, out)
     return db, out
 
 
@@ -163,9 +163,9 @@ def test_a_full_disk_while_writing_the_manifest_changes_neither_file(
 
 def test_exporting_over_the_store_itself_is_refused(tmp_path: Path) -> None:
     with Store(tmp_path / "studio.duckdb") as store, pytest.raises(StoreError, match="the store"):
-        export_xlam(store, tmp_path / "studio.duckdb")
+        export(store, ExportFormat.XLAM, tmp_path / "studio.duckdb")
 
 
 def test_exporting_to_a_directory_is_refused(tmp_path: Path) -> None:
     with Store(tmp_path / "studio.duckdb") as store, pytest.raises(StoreError, match="directory"):
-        export_xlam(store, tmp_path)
+        export(store, ExportFormat.XLAM, tmp_path)
