@@ -59,6 +59,8 @@ class FormResult:
     errors: Mapping[str, str] = field(default_factory=dict)
 
 
+NOT_A_CALL: Final = "a tool call is a JSON object with `name` and `arguments`"
+
 #: The schema leaves these out (a missing flag means rg's default); the form shows the effective value.
 _BOOL_DEFAULTS: Final[Mapping[str, bool]] = {"case_sensitive": True}
 
@@ -240,3 +242,19 @@ def field_errors(call: Mapping[str, Any]) -> dict[str, str]:
             else:
                 arguments.pop(where, None)
     return errors
+
+
+def call_from_json_text(text: str) -> FormResult:
+    """The raw-JSON editor's text as a call: a decode error or a non-object is the `""` error,
+    schema problems are reported per field; blank text is an empty result with a hint."""
+    try:
+        value = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError as err:
+        message = f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno})"
+        return FormResult({}, None, {"": message})
+    except RecursionError:
+        return FormResult({}, None, {"": "not valid JSON: nested too deeply"})
+    if not isinstance(value, dict):
+        return FormResult({}, None, {"": NOT_A_CALL})
+    errors = field_errors(value)
+    return FormResult(value, None if errors else parse_tool_call(value), errors)

@@ -21,7 +21,6 @@ from codesearch_core import config, corpus, studio
 from codesearch_core.engines.vllm_engine import VllmEngine, VllmSettings, get_vllm_engine
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import ToolName, canonical_json
-from codesearch_core.schemas import parse_tool_call
 from codesearch_core.store import Store
 from codesearch_core.studio_forms import (
     AstGrepForm,
@@ -30,7 +29,7 @@ from codesearch_core.studio_forms import (
     FormResult,
     ast_grep_form_of,
     build_call,
-    field_errors,
+    call_from_json_text,
     form_fields,
     form_values,
 )
@@ -245,24 +244,15 @@ def _json_editor(k: str, start: Mapping[str, Any] | None) -> FormResult:
         key=f"{k}:json",
         placeholder='{"name": "ripgrep_search", "arguments": {"pattern": "TODO"}}',
     )
-    try:
-        value = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError as err:
-        message = f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno})"
-        st.error(message, icon=":material/data_object:")
-        return FormResult({}, None, {"": message})
-    if not isinstance(value, dict):
-        message = "a tool call is a JSON object with `name` and `arguments`"
-        if value is None:
+    result = call_from_json_text(text)
+    for where, message in result.errors.items():
+        if not text.strip():
             st.info(message)
+        elif where:
+            st.error(f"`{where}`: {message}", icon=":material/rule:")
         else:
-            st.error(message)
-        return FormResult({}, None, {"": message})
-    errors = field_errors(value)
-    for where, message in errors.items():
-        st.error(f"`{where}`: {message}" if where else message, icon=":material/rule:")
-    parsed = None if errors else parse_tool_call(value)
-    return FormResult(value, parsed, errors)
+            st.error(message, icon=":material/data_object:")
+    return result
 
 
 def _form_editor(

@@ -222,6 +222,21 @@ with right:
             ),
         )
 
+
+def kind_bars(counts: pd.DataFrame, color: str) -> alt.Chart:
+    """Horizontal bars of reject counts per kind (`kind`, `rejects` columns), most frequent first."""
+    return (
+        alt.Chart(counts)
+        .mark_bar(color=color)
+        .encode(
+            y=alt.Y("kind:N", sort="-x", title=None),
+            x=alt.X("rejects:Q", title="rejects", axis=alt.Axis(tickMinStep=1)),
+            tooltip=["kind:N", "rejects:Q"],
+        )
+        .properties(height=max(120, 28 * len(counts)))
+    )
+
+
 left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**Mutation kinds among rejects** · click to review them")
@@ -229,16 +244,8 @@ with left:
     if kinds.empty:
         st.caption("No rejected mutations yet.")
     else:
-        chart = (
-            alt.Chart(kinds)
-            .mark_bar(color="#e03131")
-            .encode(
-                y=alt.Y("kind:N", sort="-x", title=None),
-                x=alt.X("rejects:Q", title="rejects", axis=alt.Axis(tickMinStep=1)),
-                tooltip=["kind:N", "rejects:Q"],
-            )
-            .add_params(alt.selection_point(name="pick", fields=["kind"]))
-            .properties(height=max(120, 28 * len(kinds)))
+        chart = kind_bars(kinds, "#e03131").add_params(
+            alt.selection_point(name="pick", fields=["kind"])
         )
         linked_chart(
             chart,
@@ -252,14 +259,4 @@ with right:
     if errors.empty:
         st.caption("No rejected item failed to run.")
     else:
-        chart = (
-            alt.Chart(errors)
-            .mark_bar(color="#f08c00")
-            .encode(
-                y=alt.Y("kind:N", sort="-x", title=None),
-                x=alt.X("rejects:Q", title="rejects", axis=alt.Axis(tickMinStep=1)),
-                tooltip=["kind:N", "rejects:Q"],
-            )
-            .properties(height=max(120, 28 * len(errors)))
-        )
-        st.altair_chart(chart, width="stretch")
+        st.altair_chart(kind_bars(errors, "#f08c00"), width="stretch")

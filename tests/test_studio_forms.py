@@ -104,3 +104,17 @@ def test_a_call_without_known_name_or_arguments_is_a_whole_call_error(
     call: dict[str, object],
 ) -> None:
     assert list(field_errors(call)) == [""]
+
+
+def test_json_text_becomes_a_call_or_says_what_is_wrong() -> None:
+    from codesearch_core.studio_forms import NOT_A_CALL, call_from_json_text
+
+    ok = call_from_json_text('{"name": "ripgrep_search", "arguments": {"pattern": "TODO"}}')
+    assert ok.parsed is not None and ok.parsed.arguments["pattern"] == "TODO" and not ok.errors
+    bad_json = call_from_json_text('{"name": ')
+    assert bad_json.parsed is None and bad_json.errors[""].startswith("not valid JSON")
+    assert call_from_json_text("[1]").errors == {"": NOT_A_CALL}
+    assert call_from_json_text("  ").errors == {"": NOT_A_CALL}
+    schema = call_from_json_text('{"name": "ripgrep_search", "arguments": {"pattern": ""}}')
+    assert schema.parsed is None and "pattern" in schema.errors
+    assert call_from_json_text("[" * 100_000).errors[""].startswith("not valid JSON")
