@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         print("vLLM is not installed here: run this with the vLLM venv's python", file=sys.stderr)
         return 2
 
-    from codesearch_core.blueprints import load_seed_blueprints
+    from codesearch_core.corpora.blueprints import load_seed_blueprints
     from codesearch_core.engines.base import SamplingSettings
     from codesearch_core.engines.prompt import build_messages
     from codesearch_core.engines.vllm_engine import VllmSettings, _sampling_params, get_vllm_engine

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from codesearch_core.grader import diff_findings, grade
+from codesearch_core.grading.spans import diff_findings, grade
 from codesearch_core.models import Finding, Span
 
 T = TypeVar("T")

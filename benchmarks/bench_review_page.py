@@ -28,8 +28,8 @@ from streamlit.testing.v1 import AppTest
 
 from codesearch_core import studio
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import Store
-from codesearch_core.store_types import DecisionState, QueueFilters
+from codesearch_core.store.core import Store
+from codesearch_core.store.types import DecisionState, QueueFilters
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 GOAL_MS = 1000.0

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from large_corpus import build_large_corpus, corpus_stats
 
-from codesearch_core.argv import tool_argv
-from codesearch_core.parsers import RipgrepParser
-from codesearch_core.runner import run_tool_call
-from codesearch_core.schemas import parse_tool_call
+from codesearch_core.tools.argv import tool_argv
+from codesearch_core.tools.parsers import RipgrepParser
+from codesearch_core.tools.runner import run_tool_call
+from codesearch_core.tools.schemas import parse_tool_call
 
 RESULTS = Path(__file__).resolve().parent / "results" / "runner.md"
 BIG_MATCHES = 100_000
@@ -123,8 +123,8 @@ def _parse_rate(argv: list[str], root: Path, reps: int) -> tuple[int, float]:
 _RSS_CHILD = """
 import json, sys
 from pathlib import Path
-from codesearch_core.runner import run_tool_call
-from codesearch_core.schemas import parse_tool_call
+from codesearch_core.tools.runner import run_tool_call
+from codesearch_core.tools.schemas import parse_tool_call
 
 def peak_kib():
     # VmHWM: this process's own peak RSS. (getrusage's ru_maxrss would carry over the parent's

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import duckdb
 
-from codesearch_core.export import ExportFormat, export
-from codesearch_core.store import Store
-from codesearch_core.store_types import DecisionState, QueueFilters
+from codesearch_core.export.writers import ExportFormat, export
+from codesearch_core.store.core import Store
+from codesearch_core.store.types import DecisionState, QueueFilters
 
 RESULTS = Path(__file__).parent / "results" / "store.md"
 TARGETS_MS = {"next": 20.0, "page": 20.0, "dashboard": 100.0, "export": 5000.0}

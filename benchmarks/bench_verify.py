@@ -31,23 +31,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codesearch_core.argv import ArgvError, tool_argv
-from codesearch_core.blueprints import load_seed_blueprints
-from codesearch_core.corpus import corpus_root
+from codesearch_core.corpora.blueprints import load_seed_blueprints
+from codesearch_core.corpora.corpus import corpus_root
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.models import Blueprint, Proposal
-from codesearch_core.store import Store
-from codesearch_core.store_rows import proposal_id
-from codesearch_core.verify import (
-    DEFAULT_WRITE_BATCH,
-    VerifyOutcome,
-    VerifyProgress,
-    VerifyReport,
-    VerifyTask,
-    default_workers,
-    verify_many,
-    verify_pending,
-)
+from codesearch_core.store.core import Store
+from codesearch_core.store.rows import proposal_id
+from codesearch_core.tools.argv import ArgvError, tool_argv
+from codesearch_core.verify.pending import DEFAULT_WRITE_BATCH, verify_pending
+from codesearch_core.verify.pool import VerifyProgress, VerifyReport, default_workers, verify_many
+from codesearch_core.verify.tasks import VerifyOutcome, VerifyTask
 
 RESULTS = Path(__file__).resolve().parent / "results" / "verify.md"
 GOAL_SPEEDUP_2_CORES = 1.8

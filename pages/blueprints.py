@@ -8,14 +8,14 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from codesearch_core import corpus, studio
-from codesearch_core.blueprints import dumps_blueprints_jsonl
+from codesearch_core import corpora, studio
+from codesearch_core.corpora import dumps_blueprints_jsonl
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Difficulty, ToolName
-from codesearch_core.runner import run_tool_call
-from codesearch_core.store_types import BlueprintFilters
-from codesearch_core.studio_code import Mark, Tone, marked_window_html
-from pages import _shared
+from codesearch_core.store import BlueprintFilters
+from codesearch_core.studio import Mark, Tone, marked_window_html
+from codesearch_core.tools import run_tool_call
+from pages import _call_editor, _shared
 
 _shared.ensure_routed()
 
@@ -48,7 +48,7 @@ if incoming is not None:
 with st.container(border=True):
     f1, f2, f3, f4, f5, f6 = st.columns([3, 1, 1, 1, 1, 1])
     text = f1.text_input("Search", placeholder="words of the intent, or an id", key="bpf:text")
-    corpus_name = f2.selectbox("Corpus", [ANY, *corpus.list_corpora()], key="bpf:corpus")
+    corpus_name = f2.selectbox("Corpus", [ANY, *corpora.list_corpora()], key="bpf:corpus")
     tool = f3.selectbox("Tool", [ANY, *(t.value for t in ToolName)], key="bpf:tool")
     language = f4.text_input("Language", key="bpf:language", placeholder="any")
     tag = f5.text_input("Tag", key="bpf:tag", placeholder="any")
@@ -99,7 +99,7 @@ with st.container(border=True):
     selected = [listing.items[i] for i in (picked.selection.rows if picked else [])]
     a1, a2, a3, a4 = st.columns(4)
     if a1.button("New blueprint", icon=":material/add:", width="stretch", key="bp_new"):
-        name = _shared.current_corpus() or (corpus.list_corpora() or [""])[0]
+        name = _shared.current_corpus() or (corpora.list_corpora() or [""])[0]
         _load(studio.BlueprintDraft(corpus=name, call={}))
     if a2.button(
         "Edit selected",
@@ -160,7 +160,7 @@ v = st.session_state[VERSION]
 title = f"Editing `{draft.editing}`" if draft.editing else "New blueprint"
 st.subheader(title, anchor=False)
 with st.container(border=True):
-    names = corpus.list_corpora()
+    names = corpora.list_corpora()
     c1, c2, c3 = st.columns([2, 1, 1])
     bp_id = c1.text_input(
         "Id", value=draft.id, key=f"bp:{v}:id", placeholder="left empty: made from the intent",
@@ -183,7 +183,7 @@ with st.container(border=True):
         st.caption(":red[The intent must not be empty.]")
 
     st.markdown("**Reference call**")
-    form = _shared.call_editor(
+    form = _call_editor.call_editor(
         f"bp_call:{v}", draft.call or None, default_language=draft.language or None
     )
     run_col, info_col = st.columns([1, 4])
@@ -193,7 +193,7 @@ with st.container(border=True):
     ) and form.parsed is not None:  # fmt: skip
         with _shared.shown_errors("The call cannot run: "):
             result = run_tool_call(
-                form.parsed, corpus.corpus_root(bp_corpus),
+                form.parsed, corpora.corpus_root(bp_corpus),
                 timeout_s=RUN_TIMEOUT_S, max_findings=RUN_MAX_FINDINGS,
             )  # fmt: skip
             if not result.ok:
@@ -236,7 +236,7 @@ with st.container(border=True):
     if not base:
         st.caption("Run the call to list its findings, or add spans by hand below.")
     m1, m2, m3 = st.columns([3, 1, 1])
-    files = corpus.list_files(bp_corpus)
+    files = corpora.list_files(bp_corpus)
     add_path = m1.selectbox("Add a span the call misses: file", files, index=None,
                             key=f"bp:{v}:add_path", placeholder="file")  # fmt: skip
     add_lines = m2.text_input("Lines", key=f"bp:{v}:add_lines", placeholder="12 or 12-15")

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from codesearch_core import corpus, studio
+from codesearch_core import corpora, studio
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import RunResult
-from codesearch_core.runner import run_tool_call
-from codesearch_core.studio_code import (
+from codesearch_core.studio import (
     Mark,
     Tone,
     file_tree,
@@ -18,7 +17,8 @@ from codesearch_core.studio_code import (
     marked_window_html,
     render_lines_html,
 )
-from pages import _shared
+from codesearch_core.tools import run_tool_call
+from pages import _call_editor, _shared
 
 _shared.ensure_routed()
 
@@ -35,8 +35,8 @@ if name is None:
     st.info("There is no corpus to browse yet: add a directory under the corpora folder.")
     st.stop()
 
-files = corpus.list_files(name)
-st.caption(f"**{name}** · {len(files)} files · `{corpus.corpus_root(name)}`")
+files = corpora.list_files(name)
+st.caption(f"**{name}** · {len(files)} files · `{corpora.corpus_root(name)}`")
 
 
 def _line_text(corpus_name: str, path: str, line: int) -> str:
@@ -55,7 +55,7 @@ with st.container(border=True):
     result_for_corpus: RunResult | None = None
     if last and last["corpus"] == name:
         result_for_corpus = last["result"]
-    form = _shared.call_editor("adhoc", last["call"] if last else None)
+    form = _call_editor.call_editor("adhoc", last["call"] if last else None)
     run_col, draft_col, _ = st.columns([1, 2, 4])
     clicked = run_col.button(
         "Run", type="primary", icon=":material/play_arrow:", disabled=form.parsed is None,
@@ -65,7 +65,7 @@ with st.container(border=True):
         with _shared.shown_errors("The call cannot run: "), st.spinner("Searching…"):
             result = run_tool_call(
                 form.parsed,
-                corpus.corpus_root(name),
+                corpora.corpus_root(name),
                 timeout_s=ADHOC_TIMEOUT_S,
                 max_findings=ADHOC_MAX_FINDINGS,
             )
@@ -179,7 +179,7 @@ with view_col:
             pd.DataFrame(
                 {
                     "file": [f.removeprefix(path) for f in inside],
-                    "language": [corpus.highlight_language(f) for f in inside],
+                    "language": [corpora.highlight_language(f) for f in inside],
                 }
             ),
             hide_index=True,
@@ -188,7 +188,7 @@ with view_col:
         with _shared.shown_errors():
             lines = _shared.lines_of(name, path)
             marks = hits_by_file.get(path, [])
-            language = corpus.highlight_language(path)
+            language = corpora.highlight_language(path)
             st.markdown(
                 f"**{path}** · {language} · {len(lines)} lines"
                 + (f" · :orange[{len(marks)} hits]" if marks else "")

@@ -13,7 +13,7 @@ from codesearch_core import config
 from codesearch_core.errors import CodesearchError
 from codesearch_core.export import ExportFormat, export, preview
 from codesearch_core.models import ToolName
-from codesearch_core.store_types import DecisionState, QueueFilters
+from codesearch_core.store import DecisionState, QueueFilters
 from pages import _shared
 
 _shared.ensure_routed()

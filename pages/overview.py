@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from codesearch_core.store_types import DecisionState, QueueFilters
+from codesearch_core.store import DecisionState, QueueFilters
 from pages import _shared
 
 _shared.ensure_routed()
@@ -225,7 +225,7 @@ with right:
 
 def kind_bars(counts: pd.DataFrame, color: str) -> alt.Chart:
     """Horizontal bars of reject counts per kind (`kind`, `rejects` columns), most frequent first."""
-    return (
+    chart: alt.Chart = (
         alt.Chart(counts)
         .mark_bar(color=color)
         .encode(
@@ -235,6 +235,7 @@ def kind_bars(counts: pd.DataFrame, color: str) -> alt.Chart:
         )
         .properties(height=max(120, 28 * len(counts)))
     )
+    return chart
 
 
 left, right = st.columns(2, gap="large")

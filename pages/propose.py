@@ -9,24 +9,27 @@ from typing import cast
 
 import streamlit as st
 
-from codesearch_core import corpus, studio
-from codesearch_core.engines import MutationEngine, OpenAIEngine, OpenAISettings, SamplingSettings
-from codesearch_core.engines.base import Engine
-from codesearch_core.engines.presets import PRESETS
-from codesearch_core.engines.prompt import (
+from codesearch_core import corpora, ingest, studio
+from codesearch_core.engines import (
     DEFAULT_RULES,
     DEFAULT_SYSTEM,
+    PRESETS,
+    Engine,
     Example,
+    MutationEngine,
+    OpenAIEngine,
+    OpenAISettings,
     PromptConfig,
+    SamplingSettings,
     SchemaMode,
     build_messages,
     messages_to_text,
 )
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Blueprint, ToolName
-from codesearch_core.store_types import BlueprintFilters, QueueFilters
+from codesearch_core.store import BlueprintFilters, QueueFilters
 from codesearch_core.verify import VerifyProgress, verify_pending
-from pages import _shared
+from pages import _shared, _vllm
 
 _shared.ensure_routed()
 
@@ -86,7 +89,7 @@ if chosen_ids:
 else:
     f1, f2, f3, f4, f5 = st.columns([2, 1, 1, 1, 1])
     text = f1.text_input("Intent contains", key="pf:text", placeholder="any")
-    corpus_name = f2.selectbox("Corpus", [ANY, *corpus.list_corpora()], key="pf:corpus")
+    corpus_name = f2.selectbox("Corpus", [ANY, *corpora.list_corpora()], key="pf:corpus")
     tool = f3.selectbox("Tool", [ANY, *(t.value for t in ToolName)], key="pf:tool")
     tag = f4.text_input("Tag", key="pf:tag", placeholder="any")
     limit = int(f5.number_input("At most", 1, 100_000, 1000, step=100, key="pf:limit"))
@@ -145,15 +148,15 @@ with st.container(border=True):
         max_tokens = int(s4.number_input("Max tokens", 16, 4096, 512, key="pe:max_tokens"))
         sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens)
         chunk_size = 64
-        if not _shared.vllm_installed():
+        if not _vllm.vllm_installed():
             st.warning("vLLM is not installed in this environment: `uv sync --extra vllm` on a "
                        "GPU machine, or use an OpenAI-compatible server.", icon=":material/memory:")  # fmt: skip
         elif model:
-            settings = _shared.vllm_settings(
+            settings = _vllm.vllm_settings(
                 model=model, tensor_parallel_size=tp, max_model_len=max_len,
                 gpu_memory_utilization=gpu_util, enforce_eager=eager,
             )  # fmt: skip
-            engine = _shared.vllm_engine_status(settings, load=st.button(
+            engine = _vllm.vllm_engine_status(settings, load=st.button(
                 "Load the model", icon=":material/memory:", key="pe:vllm_load"))  # fmt: skip
     elif kind == "openai":
         o1, o2 = st.columns([3, 2])
@@ -236,7 +239,7 @@ if start:
             with tempfile.TemporaryDirectory() as tmp:
                 path = Path(tmp) / upload.name
                 path.write_bytes(upload.getvalue())
-                report = store.import_proposals_jsonl(path)
+                report = ingest.import_proposals_jsonl(store, path)
             st.session_state[LAST_RUN] = {"engine": "import", "proposals": report.new + report.existing,
                                           "new": report.new}  # fmt: skip
         elif engine is not None:

@@ -16,17 +16,13 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
-from codesearch_core.engines.import_engine import ENGINE_NAME as IMPORT_ENGINE
-from codesearch_core.engines.mutations import ENGINE_NAME as MUTATIONS_ENGINE
-from codesearch_core.engines.openai_engine import ENGINE_NAME as OPENAI_ENGINE
-from codesearch_core.engines.vllm_engine import ENGINE_NAME as VLLM_ENGINE
+from codesearch_core.engines import IMPORT_ENGINE, MUTATIONS_ENGINE, OPENAI_ENGINE, VLLM_ENGINE
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
-from codesearch_core.schemas import AST_GREP_LANGUAGES
-from codesearch_core.store_types import DecisionState, QueueFilters, ReviewItem
-from codesearch_core.studio_code import hit_windows, render_lines_html
-from codesearch_core.studio_diff import Change, FindingStatus, call_diff
-from pages import _shared
+from codesearch_core.store import DecisionState, QueueFilters, ReviewItem
+from codesearch_core.studio import Change, FindingStatus, call_diff, hit_windows, render_lines_html
+from codesearch_core.tools import AST_GREP_LANGUAGES
+from pages import _call_editor, _shared
 
 _shared.ensure_routed()
 
@@ -339,7 +335,7 @@ def review_card() -> None:
     with st.expander("Edit the call and re-run", icon=":material/edit:"):
         st.caption("The edited call is stored as a new proposal (its parent is this one), executed "
                    "and graded; the card then shows it so you can accept it.")  # fmt: skip
-        result = _shared.call_editor("review_edit", prop_call or ref_call)
+        result = _call_editor.call_editor("review_edit", prop_call or ref_call)
         st.session_state["review_edit:result"] = result
         st.button("Run the edited call", icon=":material/play_arrow:",
                   disabled=result.parsed is None or not who, on_click=_rerun_edited,

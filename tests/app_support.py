@@ -15,11 +15,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from codesearch_core import studio
-from codesearch_core.engines import MutationEngine
-from codesearch_core.store import Store
-from codesearch_core.store_types import BlueprintFilters
-from codesearch_core.verify import verify_pending
+from codesearch_core import ingest, studio
+from codesearch_core.engines.mutations import MutationEngine
+from codesearch_core.store.core import Store
+from codesearch_core.store.types import BlueprintFilters
+from codesearch_core.verify.pending import verify_pending
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 #: Script runs that execute tools or build exports take longer than AppTest's 3 s default.
@@ -65,7 +65,7 @@ def empty_install_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
 
 def _build_reviewable(db: Path) -> None:
     with Store(db) as store:
-        studio.ensure_seeded(store)
+        ingest.ensure_seeded(store)
         blueprints = studio.all_blueprints(store, BlueprintFilters(corpus="ledger"), limit=1000)
         studio.propose_into_store(store, MutationEngine(), blueprints, n=2)
         verify_pending(store, workers=1)

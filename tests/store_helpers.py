@@ -15,7 +15,7 @@ from codesearch_core.models import (
     RunResult,
     Span,
 )
-from codesearch_core.schemas import parse_tool_call
+from codesearch_core.tools.schemas import parse_tool_call
 
 
 def rg_call(pattern: str, **extra: Any) -> Any:

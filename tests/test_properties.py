@@ -24,10 +24,11 @@ from jsonschema import Draft202012Validator
 from codesearch_core.engines.base import proposal_from_text
 from codesearch_core.engines.repair import parse_model_output, validate_and_repair
 from codesearch_core.errors import ErrorKind, ToolCallError
-from codesearch_core.grader import RewardWeights, file_iou, grade, reward
+from codesearch_core.grading.rewards import RewardWeights, reward
+from codesearch_core.grading.spans import file_iou, grade
 from codesearch_core.models import Finding, Grade, Plan, PlanStep, RunResult, Span, ToolCall
-from codesearch_core.runner import run_tool_call
-from codesearch_core.schemas import (
+from codesearch_core.tools.runner import run_tool_call
+from codesearch_core.tools.schemas import (
     AST_GREP_LANGUAGES,
     MAX_CONTEXT_LINES,
     MAX_FILE_TYPES,
@@ -64,7 +65,7 @@ _rg_arguments = st.fixed_dictionaries(
     {"pattern": _text(MAX_PATTERN_CHARS)},
     optional={
         # Unique: a repeated type is dropped by the repair without a record (a strict xfail in
-        # tests/test_hostile_model_output.py), which the round-trip property would trip on.
+        # tests/engines/test_hostile_model_output.py), which the round-trip property would trip on.
         "file_types": st.lists(
             st.from_regex(r"\A[A-Za-z0-9_+-]{1,32}\Z"), max_size=MAX_FILE_TYPES, unique=True
         ),

@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codesearch_core.blueprints import load_seed_blueprints
-from codesearch_core.corpus import corpus_root
+from codesearch_core.corpora.blueprints import load_seed_blueprints
+from codesearch_core.corpora.corpus import corpus_root
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.models import Blueprint, Proposal, Span
-from codesearch_core.store import Store
-from codesearch_core.store_rows import proposal_id
-from codesearch_core.verify import VerifyOutcome, VerifyTask
+from codesearch_core.store.core import Store
+from codesearch_core.store.rows import proposal_id
+from codesearch_core.verify.tasks import VerifyOutcome, VerifyTask
 
 #: Catastrophic backtracking in PCRE2: each 32-`a` line takes tens of milliseconds to reject, below
 #: PCRE2's match limit (33 and more `a`s hit the limit and fail fast instead of running long).
@@ -106,7 +106,7 @@ def write_slow_corpus(root: Path) -> Path:
 
 
 def slow_blueprint(corpus: str) -> Blueprint:
-    from codesearch_core.schemas import parse_tool_call
+    from codesearch_core.tools.schemas import parse_tool_call
 
     return Blueprint(
         id="slow-backtracking",

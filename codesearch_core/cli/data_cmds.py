@@ -16,8 +16,8 @@ from typing import Any
 
 from codesearch_core import config
 from codesearch_core.export import ExportFormat, export, manifest_path
-from codesearch_core.store import Store
-from codesearch_core.store_types import DashboardStats, ImportReport, QueueFilters
+from codesearch_core.ingest import import_blueprints_jsonl, import_proposals_jsonl
+from codesearch_core.store import DashboardStats, ImportReport, QueueFilters, Store
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -104,7 +104,7 @@ def cmd_db_init(args: argparse.Namespace) -> int:
         code = EXIT_OK
         if args.seeds:
             code = _print_report(
-                f"seeds {config.seeds_file()}", store.import_blueprints_jsonl(config.seeds_file())
+                f"seeds {config.seeds_file()}", import_blueprints_jsonl(store, config.seeds_file())
             )
         counts = store.counts()
         print(
@@ -117,9 +117,9 @@ def cmd_db_init(args: argparse.Namespace) -> int:
 def cmd_db_import(args: argparse.Namespace) -> int:
     with Store(_db(args)) as store:
         if args.kind == "blueprints":
-            report = store.import_blueprints_jsonl(args.file, skip_bad=args.skip_bad)
+            report = import_blueprints_jsonl(store, args.file, skip_bad=args.skip_bad)
         else:
-            report = store.import_proposals_jsonl(args.file, skip_bad=args.skip_bad)
+            report = import_proposals_jsonl(store, args.file, skip_bad=args.skip_bad)
     return _print_report(f"{args.kind} from {args.file}", report)
 
 

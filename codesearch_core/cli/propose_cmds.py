@@ -1,4 +1,4 @@
-"""Sub-commands: propose (and, from the verification work, verify).
+"""Sub-command: propose.
 
 `codesearch propose` asks an engine for tool calls for many blueprints and writes them to JSONL
 (`--out`) or to the store (`--db`, the default). Work is written a chunk at a time, so an
@@ -20,19 +20,22 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from codesearch_core import config
-from codesearch_core.blueprints import load_seed_blueprints, read_blueprints_jsonl
-from codesearch_core.engines.base import (
+from codesearch_core.corpora import load_seed_blueprints, read_blueprints_jsonl
+from codesearch_core.engines import (
+    DEFAULT_PRESET,
     MAX_N,
+    PRESETS,
     Engine,
+    ImportEngine,
+    MutationEngine,
+    OpenAIEngine,
+    OpenAISettings,
     ProgressFn,
+    PromptConfig,
     SamplingSettings,
+    get_preset,
     proposal_to_json,
 )
-from codesearch_core.engines.import_engine import ImportEngine
-from codesearch_core.engines.mutations import MutationEngine
-from codesearch_core.engines.openai_engine import OpenAIEngine, OpenAISettings
-from codesearch_core.engines.presets import DEFAULT_PRESET, PRESETS, get_preset
-from codesearch_core.engines.prompt import PromptConfig
 from codesearch_core.errors import EngineError, InputFileError
 from codesearch_core.models import Blueprint, Proposal
 
@@ -43,7 +46,6 @@ DEFAULT_CHUNK: Final = 256
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add this module's sub-commands to the `codesearch` parser."""
     _register_propose(sub)
-    _register_verify(sub)
 
 
 def _register_propose(sub: argparse._SubParsersAction[Any]) -> None:
@@ -239,7 +241,7 @@ def _build_engine(args: argparse.Namespace) -> Engine:
                 timeout_s=args.timeout,
             )
         )
-    from codesearch_core.engines.vllm_engine import VllmSettings, get_vllm_engine
+    from codesearch_core.engines import VllmSettings, get_vllm_engine
 
     return get_vllm_engine(
         VllmSettings(
@@ -362,154 +364,3 @@ class ProgressBar:
         if self._drawn:
             self.stream.write("\n")
             self.stream.flush()
-
-
-# --- verify: execute and grade pending proposals ------------------------------------------------
-
-
-def _register_verify(sub: argparse._SubParsersAction[Any]) -> None:
-    from codesearch_core.runner import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
-    from codesearch_core.verify import DEFAULT_BATCH_SIZE, default_workers
-
-    p = sub.add_parser(
-        "verify",
-        help="execute and grade every pending proposal in the store, in parallel",
-        description=(
-            "Run each proposal of the store that has no execution yet with the real rg / "
-            "ast-grep, grade its findings against its blueprint's expected findings, and record "
-            "run, grade and reward. Results are written in small batches as they arrive; an "
-            "interrupted run keeps them, and running again verifies only what is still pending. "
-            "Failed calls are recorded results, not failures of the command (exit 0)."
-        ),
-    )
-    p.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help=f"worker processes (default: all cores, here {default_workers()}; 1 runs inline)",
-    )
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help=(
-            "run as Ray tasks: 'auto' (the cluster this node is in), 'ray://HEAD:10001', or no "
-            "address for $RAY_ADDRESS or a new local Ray (needs the 'ray' extra)"
-        ),
-    )
-    p.add_argument("--limit", type=int, default=None, help="verify at most N proposals")
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT_S,
-        help=f"seconds per call (default {DEFAULT_TIMEOUT_S:g})",
-    )
-    p.add_argument(
-        "--max-findings",
-        type=int,
-        default=DEFAULT_MAX_FINDINGS,
-        help=f"findings kept per call (default {DEFAULT_MAX_FINDINGS})",
-    )
-    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help=argparse.SUPPRESS)
-    p.set_defaults(func=run_verify)
-
-
-def run_verify(args: argparse.Namespace) -> int:
-    from codesearch_core.errors import StoreError
-    from codesearch_core.store import Store
-    from codesearch_core.verify import OutcomeStream, verify_pending
-
-    for flag, value, least in (
-        ("--workers", args.workers, 1),
-        ("--limit", args.limit, 1),
-        ("--max-findings", args.max_findings, 0),
-        ("--batch-size", args.batch_size, 1),
-    ):
-        if value is not None and value < least:
-            raise InputFileError(f"{flag} must be at least {least}, got {value}")
-    if args.timeout <= 0:
-        raise InputFileError(f"--timeout must be positive, got {args.timeout}")
-    path: Path = args.db or config.db_path()
-    if not path.exists():
-        raise StoreError(
-            f"no store at {path}: make one with `codesearch propose` (or pass --db PATH)"
-        )
-    execute: OutcomeStream | None = None
-    where = f"{args.workers or 'all'} local worker(s)"
-    if args.ray is not None:
-        from functools import partial
-
-        from codesearch_core.verify_ray import verify_many_ray
-
-        execute = partial(verify_many_ray, address=args.ray or None)
-        where = f"Ray ({args.ray or 'local or $RAY_ADDRESS'})"
-    progress = VerifyProgressLine()
-    with Store(path) as store:
-        executed_before = store.counts().executed
-        try:
-            report = verify_pending(
-                store,
-                workers=args.workers,
-                batch_size=args.batch_size,
-                limit=args.limit,
-                timeout_s=args.timeout,
-                max_findings=args.max_findings,
-                on_progress=progress.update,
-                execute=execute,
-            )
-        except KeyboardInterrupt:
-            # The store turns a Ctrl-C that lands in a DuckDB statement into KeyboardInterrupt too.
-            # What was written is asked of the store: the Ctrl-C may have cut the counting short.
-            progress.close()
-            written = store.counts().executed - executed_before
-            print(
-                f"interrupted: {written} results written to {path}; "
-                "run `codesearch verify` again to verify the rest",
-                file=sys.stderr,
-            )
-            return 130
-        finally:
-            progress.close()
-    if report.count == 0:
-        print(f"nothing to verify: every proposal in {path} has been executed")
-        return 0
-    kinds = ", ".join(f"{kind} {n}" for kind, n in report.error_kinds.items())
-    print(
-        f"verified {report.count} proposals with {where}: {report.ok} ok, {report.errors} errors"
-        f"{f' ({kinds})' if kinds else ''}; mean F1 {report.mean_f1:.3f}; "
-        f"{report.elapsed_s:.1f}s, {report.calls_per_s:.1f} calls/s → {path}"
-    )
-    return 0
-
-
-class VerifyProgressLine:
-    """`verify 120/1000 (7 errors) 85.2 calls/s 1.4s` on stderr, redrawn at most 10 times a second."""
-
-    def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.done = 0
-        self._last_draw = 0.0
-        self._drawn = False
-
-    def update(self, progress: Any) -> None:
-        self.done = progress.done
-        now = time.monotonic()
-        if now - self._last_draw < 0.1 and progress.done != progress.total:
-            return
-        self._last_draw = now
-        total = "" if progress.total is None else f"/{progress.total}"
-        self.stream.write(
-            f"\rverify {progress.done}{total} ({progress.errors} errors) "
-            f"{progress.calls_per_s:.1f} calls/s {progress.elapsed_s:.1f}s"
-        )
-        self.stream.flush()
-        self._drawn = True
-
-    def close(self) -> None:
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False

@@ -10,19 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from codesearch_core import config
-from codesearch_core.blueprints import blueprint_from_dict, read_blueprints_jsonl
-from codesearch_core.corpus import corpus_root
+from codesearch_core.corpora import blueprint_from_dict, corpus_root, read_blueprints_jsonl
 from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
-from codesearch_core.grader import grade_and_diff, reward
+from codesearch_core.grading import grade_and_diff, reward
 from codesearch_core.models import Blueprint, Finding, Plan, RunResult, Span, ToolCall
-from codesearch_core.runner import (
+from codesearch_core.tools import (
     DEFAULT_MAX_FINDINGS,
     DEFAULT_TIMEOUT_S,
+    parse_plan,
+    parse_tool_call,
+    plan_to_dict,
     run_plan,
     run_result_to_dict,
     run_tool_call,
 )
-from codesearch_core.schemas import parse_plan, parse_tool_call, plan_to_dict
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1

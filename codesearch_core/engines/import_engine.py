@@ -22,17 +22,13 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any, Final
 
+from codesearch_core.corpora import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.engines.base import ProgressFn, SamplingSettings, StopFn, proposal_from_text
 from codesearch_core.engines.prompt import Example, PromptConfig
-from codesearch_core.engines.repair import (
-    NESTING_TOO_DEEP,
-    parse_model_output,
-    validate_and_repair,
-)
+from codesearch_core.engines.repair import NESTING_TOO_DEEP, parse_model_output, validate_and_repair
 from codesearch_core.errors import InputFileError, ToolCallError
-from codesearch_core.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.models import Blueprint, Proposal
-from codesearch_core.schemas import parse_tool_call
+from codesearch_core.tools import parse_tool_call
 
 ENGINE_NAME: Final = "import"
 DEFAULT_MODEL: Final = "imported"

@@ -19,8 +19,7 @@ from codesearch_core.engines.base import ProgressFn, SamplingSettings, StopFn, c
 from codesearch_core.engines.prompt import Example, PromptConfig
 from codesearch_core.errors import ToolCallError
 from codesearch_core.models import Blueprint, Proposal, ToolCall, ToolName
-from codesearch_core.pcre2 import requires_pcre2
-from codesearch_core.schemas import parse_tool_call
+from codesearch_core.tools import parse_tool_call, requires_pcre2
 
 ENGINE_NAME: Final = "mutations"
 MODEL_NAME: Final = "mutations-v1"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from codesearch_core.models import ToolCall, ToolName
-from codesearch_core.schemas import (
+from codesearch_core.tools import (
     AST_GREP_LANGUAGES,
     TOOL_CALL_SCHEMA,
     TOOL_DESCRIPTIONS,

@@ -19,13 +19,13 @@ from typing import Any, Final, NamedTuple
 
 from codesearch_core.errors import ToolCallError
 from codesearch_core.models import ToolCall, ToolName
-from codesearch_core.pcre2 import requires_pcre2
-from codesearch_core.schemas import (
+from codesearch_core.tools import (
     AST_GREP_LANGUAGES,
     AST_GREP_PATTERN_ARGUMENTS,
     AST_GREP_RULE_ARGUMENTS,
     RIPGREP_ARGUMENTS,
     parse_tool_call,
+    requires_pcre2,
 )
 
 LENGTH_ERROR: Final = "finish_reason=length: output cut at max_tokens"

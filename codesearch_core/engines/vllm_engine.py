@@ -36,7 +36,7 @@ from codesearch_core.engines.prompt import (
 )
 from codesearch_core.errors import EngineError
 from codesearch_core.models import Blueprint, Proposal
-from codesearch_core.schemas import TOOL_CALL_SCHEMA
+from codesearch_core.tools import TOOL_CALL_SCHEMA
 
 ENGINE_NAME: Final = "vllm"
 

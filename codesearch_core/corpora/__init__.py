@@ -1,0 +1,44 @@
+"""Corpora and blueprints: finding a corpus and its files, reading and writing blueprint JSONL, and
+the one bounded JSONL line reader every importer uses.
+
+Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `language_for_path`
+(`corpora.corpus`); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
+`check_expected_files` (`corpora.blueprints`); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`).
+Imports `tools` and below.
+"""
+
+from codesearch_core.corpora.blueprints import (
+    blueprint_from_dict,
+    blueprint_to_dict,
+    check_expected_files,
+    dumps_blueprints_jsonl,
+    load_seed_blueprints,
+    read_blueprints_jsonl,
+)
+from codesearch_core.corpora.corpus import (
+    corpus_root,
+    highlight_language,
+    language_for_path,
+    list_corpora,
+    list_files,
+    read_file_text,
+)
+from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
+
+__all__ = [
+    "blueprint_from_dict",
+    "blueprint_to_dict",
+    "bounded_lines",
+    "check_expected_files",
+    "corpus_root",
+    "dumps_blueprints_jsonl",
+    "highlight_language",
+    "language_for_path",
+    "line_too_long",
+    "list_corpora",
+    "list_files",
+    "load_seed_blueprints",
+    "open_jsonl",
+    "read_blueprints_jsonl",
+    "read_file_text",
+]

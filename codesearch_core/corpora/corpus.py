@@ -1,0 +1,126 @@
+"""Browsing the corpora under `config.corpora_dir()`: names, files, text, languages.
+
+A corpus is a directory of source files that tool calls run against. Hidden entries (a leading
+dot, `.git` included) and symlinks are not part of a corpus as the browser sees it: a symlink may
+point outside, and a dot-file is not something a search task should be about.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+from typing import Any, Final
+
+from codesearch_core import config
+from codesearch_core.errors import CorpusError
+from codesearch_core.tools import resolve_in_corpus
+
+#: Larger files are refused by `read_file_text`: the browser shows source files, not data dumps.
+MAX_READ_BYTES: Final = 4 * 1024 * 1024
+
+#: File extension -> ast-grep language name (`ast-grep run --lang`).
+AST_GREP_EXTENSIONS: Final[dict[str, str]] = {
+    ".sh": "bash", ".bash": "bash",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp",
+    ".cs": "csharp", ".css": "css", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+    ".go": "go", ".hs": "haskell", ".hcl": "hcl", ".tf": "hcl", ".html": "html", ".htm": "html",
+    ".java": "java",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".json": "json", ".kt": "kotlin", ".kts": "kotlin", ".lua": "lua", ".nix": "nix",
+    ".php": "php", ".py": "python", ".pyi": "python", ".rb": "ruby", ".rs": "rust",
+    ".scala": "scala", ".sol": "solidity", ".swift": "swift",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".yaml": "yaml", ".yml": "yaml",
+}  # fmt: skip
+
+#: Extra names for files ast-grep does not parse, for syntax highlighting only.
+_HIGHLIGHT_EXTENSIONS: Final[dict[str, str]] = {
+    ".ini": "ini", ".cfg": "ini", ".conf": "ini", ".env": "bash", ".properties": "properties",
+    ".toml": "toml", ".md": "markdown", ".markdown": "markdown", ".xml": "xml", ".sql": "sql",
+    ".log": "text", ".txt": "text",
+}  # fmt: skip
+_HIGHLIGHT_NAMES: Final[dict[str, str]] = {"Makefile": "makefile", "Dockerfile": "dockerfile"}
+
+
+def list_corpora() -> list[str]:
+    """Names of the corpora (directories directly under the corpora dir), sorted."""
+    root = config.corpora_dir()
+    if not root.is_dir():
+        return []
+    return sorted(
+        p.name for p in root.iterdir() if p.is_dir() and not p.is_symlink() and _visible(p.name)
+    )
+
+
+def _visible(name: str) -> bool:
+    return not name.startswith(".")
+
+
+def corpus_root(name: str) -> Path:
+    """The directory of corpus `name`; CorpusError for a name that is not a plain corpus name."""
+    if not name or "/" in name or "\\" in name or "\x00" in name or not _visible(name):
+        raise CorpusError(
+            f"{name!r} is not a corpus name: use the directory name of a corpus, without slashes"
+        )
+    root = config.corpora_dir() / name
+    if not root.is_dir():
+        known = ", ".join(list_corpora()) or "none"
+        raise CorpusError(
+            f"unknown corpus {name!r} (known: {known}); corpora live in {config.corpora_dir()}"
+        )
+    return root
+
+
+def list_files(name: str) -> list[str]:
+    """Every visible regular file of corpus `name`: relative POSIX paths, sorted."""
+    root = corpus_root(name)
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        # Pruned in place so os.walk never descends into hidden directories.
+        dirnames[:] = [d for d in dirnames if _visible(d)]
+        base = Path(dirpath)
+        for f in filenames:
+            p = base / f
+            if _visible(f) and not p.is_symlink() and p.is_file():
+                out.append(p.relative_to(root).as_posix())
+    return sorted(out)
+
+
+def read_file_text(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> str:
+    """The text of one corpus file (UTF-8, undecodable bytes replaced); CorpusError when refused."""
+    path = resolve_in_corpus(corpus_root(name), rel)
+    if not path.is_file():
+        raise CorpusError(f"{rel!r} is not a file in corpus {name!r}")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise CorpusError(
+            f"{rel!r} is too large to show ({size:,} bytes, at most {max_bytes:,}); "
+            "open it outside the studio"
+        )
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def language_for_path(rel: str) -> str | None:
+    """The ast-grep language of a file from its extension, or None when ast-grep does not parse it."""
+    return AST_GREP_EXTENSIONS.get(PurePosixPath(rel).suffix.lower())
+
+
+def highlight_language(rel: str) -> str:
+    """A syntax-highlighting name for showing the file (`text` when nothing better is known)."""
+    p = PurePosixPath(rel)
+    if p.name in _HIGHLIGHT_NAMES:
+        return _HIGHLIGHT_NAMES[p.name]
+    return language_for_path(rel) or _HIGHLIGHT_EXTENSIONS.get(p.suffix.lower(), "text")
+
+
+def file_tree(name: str) -> dict[str, Any]:
+    """Corpus files as nested dicts: a directory maps names to sub-trees, a file maps to None."""
+    tree: dict[str, Any] = {}
+    for rel in list_files(name):
+        *dirs, leaf = rel.split("/")
+        node = tree
+        for d in dirs:
+            node = node.setdefault(d, {})
+        node[leaf] = None
+    return tree

@@ -1,0 +1,231 @@
+"""The records each export format writes, built from `ExportRow`s. Pure: no store, no files.
+
+* xLAM (`Salesforce/xlam-function-calling-60k`): `id`, `query`, and `tools` / `answers` as JSON
+  *strings*; tools in xLAM's flat style (`{param: {"type": "str", "description", "default"}}`).
+* Chat / SFT: OpenAI-style `messages` (system, user, assistant with `tool_calls` whose `arguments`
+  is a JSON string) and `tools` as OpenAI function tools with JSON Schema parameters.
+* Preference pairs (DPO, TRL's conversational preference format): `prompt` messages, `chosen` and
+  `rejected` assistant messages, and `tools`.
+
+The tool definitions are derived from `schemas.py`, so a new argument shows up in every export. The
+nested ast-grep `rule` is described, not spelled out: its unrolled schema is kilobytes, repeated on
+every line, and validation happens against our own schema anyway.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+import msgspec
+
+from codesearch_core.engines import DEFAULT_SYSTEM
+from codesearch_core.models import ToolName
+from codesearch_core.store import ExportRow
+from codesearch_core.tools import (
+    AST_GREP_LANGUAGES,
+    AST_GREP_PATTERN_ARGUMENTS,
+    AST_GREP_RULE_ARGUMENTS,
+    RIPGREP_ARGUMENTS,
+    TOOL_DESCRIPTIONS,
+)
+
+SYSTEM_PROMPT: Final = DEFAULT_SYSTEM
+
+#: Descriptions for arguments whose schema has none.
+_DESCRIPTIONS: Final[dict[str, str]] = {
+    "language": "ast-grep language name: " + ", ".join(AST_GREP_LANGUAGES) + ".",
+    "rule": (
+        "An ast-grep rule object instead of a pattern: keys kind, pattern, regex, has, inside, "
+        "not, all, any, stopBy; has/inside/not hold a nested rule, all/any a list of rules."
+    ),
+    "context_lines": "Lines of context to show around each match (0-10). Default 0.",
+}
+_DEFAULTS: Final[dict[str, Any]] = {
+    "case_sensitive": True,
+    "smart_case": False,
+    "fixed_strings": False,
+    "word": False,
+    "multiline": False,
+    "pcre2": False,
+    "context_lines": 0,
+}
+_XLAM_TYPES: Final = {"string": "str", "boolean": "bool", "integer": "int", "object": "dict"}
+
+
+def _arguments(tool: ToolName) -> tuple[dict[str, Any], list[str]]:
+    """(properties, required) of a tool's arguments; ast-grep's two forms merged into one."""
+    if tool is ToolName.RIPGREP:
+        return dict(RIPGREP_ARGUMENTS["properties"]), ["pattern"]
+    props = dict(AST_GREP_PATTERN_ARGUMENTS["properties"])
+    props["rule"] = AST_GREP_RULE_ARGUMENTS["properties"]["rule"]
+    return props, ["language"]
+
+
+def _description(tool: ToolName, name: str, spec: Mapping[str, Any]) -> str:
+    text = str(spec.get("description") or _DESCRIPTIONS.get(name, name.replace("_", " ")))
+    if tool is ToolName.AST_GREP and name == "pattern":
+        text += " Give either pattern or rule."
+    return text
+
+
+def _json_type(spec: Mapping[str, Any]) -> str:
+    return "object" if "$ref" in spec else str(spec.get("type", "object"))
+
+
+def openai_tools() -> list[dict[str, Any]]:
+    """OpenAI function tools (`{"type": "function", "function": {...}}`) with JSON Schema params."""
+    tools = []
+    for tool in ToolName:
+        props, required = _arguments(tool)
+        params: dict[str, Any] = {}
+        for name, spec in props.items():
+            param: dict[str, Any] = {
+                "type": _json_type(spec),
+                "description": _description(tool, name, spec),
+            }
+            if "enum" in spec:
+                param["enum"] = list(spec["enum"])
+            if spec.get("type") == "array":
+                param["items"] = {"type": "string"}
+            for bound in ("minimum", "maximum"):
+                if bound in spec:
+                    param[bound] = spec[bound]
+            if name in _DEFAULTS:
+                param["default"] = _DEFAULTS[name]
+            params[name] = param
+        tools.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.value,
+                    "description": TOOL_DESCRIPTIONS[tool],
+                    "parameters": {"type": "object", "properties": params, "required": required},
+                },
+            }
+        )
+    return tools
+
+
+def xlam_tools() -> list[dict[str, Any]]:
+    """Tool definitions in xLAM's flat style."""
+    tools = []
+    for tool in ToolName:
+        props, required = _arguments(tool)
+        params: dict[str, Any] = {}
+        for name, spec in props.items():
+            kind = _json_type(spec)
+            description = _description(tool, name, spec)
+            if name not in required and name not in _DEFAULTS and name != "pattern":
+                description += " Optional."
+            param: dict[str, Any] = {
+                "type": "List[str]" if kind == "array" else _XLAM_TYPES[kind],
+                "description": description,
+            }
+            if name in _DEFAULTS:
+                param["default"] = _DEFAULTS[name]
+            params[name] = param
+        tools.append(
+            {"name": tool.value, "description": TOOL_DESCRIPTIONS[tool], "parameters": params}
+        )
+    return tools
+
+
+XLAM_TOOLS_JSON: Final = json.dumps(xlam_tools(), ensure_ascii=False)
+OPENAI_TOOLS: Final = openai_tools()
+
+
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+def _json_text(value: Any) -> str:
+    """Compact JSON text, UTF-8 kept (msgspec: exports encode 100,000s of these)."""
+    return _encode(value).decode("utf-8")
+
+
+def _call(row: ExportRow) -> dict[str, Any]:
+    assert row.call_json is not None
+    call = _decode(row.call_json)
+    return {"name": call["name"], "arguments": call["arguments"]}
+
+
+def meta(row: ExportRow) -> dict[str, Any]:
+    """Where a record came from: hashes, grade and reward, and the decision that let it in."""
+    return {
+        "blueprint_id": row.blueprint_id,
+        "source": "reference" if row.proposal_id is None else "proposal",
+        "proposal_id": row.proposal_id,
+        "corpus": row.corpus,
+        "language": row.language,
+        "tool": row.tool,
+        "intent_hash": row.intent_hash,
+        "content_hash": row.content_hash,
+        "call_hash": row.call_hash,
+        "engine": row.engine,
+        "model": row.model,
+        "grade": None if row.grade is None else dict(row.grade),
+        "reward": row.reward,
+        "decision": None if row.decision is None else dict(row.decision),
+    }
+
+
+def xlam_record(index: int, row: ExportRow, *, with_meta: bool) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": index,
+        "query": row.intent,
+        "tools": XLAM_TOOLS_JSON,
+        "answers": _json_text([_call(row)]),
+    }
+    if with_meta:
+        record["meta"] = meta(row)
+    return record
+
+
+def assistant_message(row: ExportRow) -> dict[str, Any]:
+    """The assistant turn: a tool call, or for a proposal without a valid call, its raw text."""
+    if row.call_json is None:
+        return {"role": "assistant", "content": row.raw_text}
+    call = _call(row)
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                # Nine alphanumerics: the id shape the strictest chat templates (Mistral) accept.
+                "id": (row.call_hash or "0" * 9)[:9],
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": _json_text(call["arguments"]),
+                },
+            }
+        ],
+    }
+
+
+def prompt_messages(intent: str) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": intent}]
+
+
+def chat_record(row: ExportRow, *, with_meta: bool) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "messages": [*prompt_messages(row.intent), assistant_message(row)],
+        "tools": OPENAI_TOOLS,
+    }
+    if with_meta:
+        record["meta"] = meta(row)
+    return record
+
+
+def pair_record(chosen: ExportRow, rejected: ExportRow, *, with_meta: bool) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "prompt": prompt_messages(chosen.intent),
+        "chosen": [assistant_message(chosen)],
+        "rejected": [assistant_message(rejected)],
+        "tools": OPENAI_TOOLS,
+    }
+    if with_meta:
+        record["meta"] = {"chosen": meta(chosen), "rejected": meta(rejected)}
+    return record

@@ -1,0 +1,10 @@
+"""Grading a run against a blueprint's expected spans, and the training reward built from the grade.
+
+Public API: `grade` / `diff_findings` / `grade_and_diff` (`grading.spans`: matching and scores) and
+`reward` (`grading.rewards`: the scalar reward and its components). Imports `tools` and below.
+"""
+
+from codesearch_core.grading.rewards import reward
+from codesearch_core.grading.spans import FindingsDiff, diff_findings, grade, grade_and_diff
+
+__all__ = ["FindingsDiff", "diff_findings", "grade", "grade_and_diff", "reward"]

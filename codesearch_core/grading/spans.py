@@ -1,0 +1,302 @@
+"""Grading predicted findings against expected spans: matching, scores and the findings diff.
+
+Matching rule
+-------------
+1. Both sides are collapsed to distinct spans `(path, start_line, end_line)` first. Two submatches on
+   one line (rg reports each), or the same finding twice, are ONE predicted span: the grade asks "did
+   the call find the right code", not "how many times". Duplicate expected spans collapse the same way.
+   `n_predicted` and `n_expected` count distinct spans.
+2. A predicted span and an expected span can match when the paths are equal and the line ranges are at
+   most `line_tolerance` lines apart: `p.start <= e.end + tol and e.start <= p.end + tol` (with
+   tolerance 0 they must share at least one line).
+3. Matching is one-to-one and of maximum size: each expected span is matched at most once, each
+   predicted span at most once, and no other one-to-one matching has more pairs. Spans are grouped into
+   clusters of overlapping ranges; a cluster with one span per side is a pair, bigger clusters are
+   solved exactly by a greedy sweep (expected spans by increasing end, each taking the available
+   overlapping predicted span with the smallest end), which is optimal for intervals. Among maximum
+   matchings the one that pairs identical spans first is preferred, so diffs read naturally.
+
+Scores: `span_precision = matched / n_predicted`, `span_recall = matched / n_expected`, `span_f1`
+their harmonic mean, `file_iou = len(P & E) / len(P | E)` over the sets of paths. A ratio whose
+denominator is zero is 1.0 when both sides are empty (nothing expected, nothing found: perfect) and
+0.0 otherwise, so nothing-found-when-something-was-expected and something-found-when-nothing-was-
+expected both score 0. With that convention F1 and file IoU are symmetric in predicted and expected
+(`grade` takes Spans as predictions too).
+
+Speed: the columns are pulled out once and everything but crowded clusters is vectorized with numpy,
+so a million predicted against a million expected spans grade in under a second on an idle core
+(`benchmarks/bench_grader.py`).
+
+The reward built from the grade is in `grading.rewards`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from codesearch_core.models import Finding, Grade, Span
+
+IntArray = npt.NDArray[np.int64]
+
+_PATH: Final = attrgetter("path")
+_START: Final = attrgetter("start_line")
+_END: Final = attrgetter("end_line")
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsDiff:
+    """Which expected spans were found (`hits`), missed (`misses`), and what was found beyond them.
+
+    One entry per distinct span (see the module docstring): for a predicted span reported several
+    times, the first Finding stands for it. All three tuples are sorted by path and line.
+    """
+
+    hits: tuple[tuple[Finding, Span], ...]
+    misses: tuple[Span, ...]
+    extras: tuple[Finding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Matching:
+    """Indices into the caller's sequences: one representative per distinct span, and the pairs."""
+
+    predicted_distinct: IntArray
+    expected_distinct: IntArray
+    predicted_hit: IntArray
+    expected_hit: IntArray
+    file_iou: float
+
+
+def _distinct(starts: IntArray, ends: IntArray) -> IntArray:
+    """Index of the first occurrence of each distinct (start, end), in (start, end) order."""
+    order = np.lexsort((ends, starts))  # stable: among duplicates the earliest input comes first
+    s, e = starts[order], ends[order]
+    keep = np.ones(len(order), dtype=bool)
+    keep[1:] = (s[1:] != s[:-1]) | (e[1:] != e[:-1])
+    firsts: IntArray = order[keep]
+    return firsts
+
+
+def _greedy_pairs(
+    predicted: list[tuple[int, int, int]], expected: list[tuple[int, int, int]], tol: int
+) -> list[tuple[int, int]]:
+    """Maximum one-to-one matching of (start, end, id) intervals within `tol` lines of each other.
+
+    Expected intervals are taken by increasing end; each takes, among the predicted intervals that
+    start early enough to reach it, the one that ends first but still reaches it. Any predicted
+    interval that starts early enough for this expected one does so for every later one too, and the
+    one ending first is the least useful to the rest, so an exchange argument makes this optimal.
+    """
+    by_start = sorted(predicted)
+    available: list[tuple[int, int, int]] = []  # (end, start, id), sorted
+    pairs: list[tuple[int, int]] = []
+    j = 0
+    for e_start, e_end, e_id in sorted(expected, key=lambda x: (x[1], x[0], x[2])):
+        while j < len(by_start) and by_start[j][0] <= e_end + tol:
+            p_start, p_end, p_id = by_start[j]
+            bisect.insort(available, (p_end, p_start, p_id))
+            j += 1
+        k = bisect.bisect_left(available, (e_start - tol,))
+        if k < len(available):
+            pairs.append((available.pop(k)[2], e_id))
+    return pairs
+
+
+def _cluster_pairs(
+    predicted: list[tuple[int, int, int]], expected: list[tuple[int, int, int]], tol: int
+) -> list[tuple[int, int]]:
+    """`_greedy_pairs`, but pairing identical spans first whenever that loses no pair."""
+    best = _greedy_pairs(predicted, expected, tol)
+    exact_keys = {(s, e) for s, e, _ in predicted} & {(s, e) for s, e, _ in expected}
+    if not exact_keys:
+        return best
+    p_by_key = {(s, e): i for s, e, i in predicted if (s, e) in exact_keys}
+    e_by_key = {(s, e): i for s, e, i in expected if (s, e) in exact_keys}
+    exact = [(p_by_key[k], e_by_key[k]) for k in sorted(exact_keys)]
+    rest = _greedy_pairs(
+        [x for x in predicted if (x[0], x[1]) not in exact_keys],
+        [x for x in expected if (x[0], x[1]) not in exact_keys],
+        tol,
+    )
+    return exact + rest if len(exact) + len(rest) == len(best) else best
+
+
+def _match(
+    predicted: Sequence[Finding | Span], expected: Sequence[Span | Finding], tol: int
+) -> _Matching:
+    if tol < 0:
+        raise ValueError(f"line_tolerance must be >= 0, got {tol}")
+    # Columns via C-level map + attrgetter, and one shared path->id dict: no per-span tuples,
+    # which is what keeps a million spans well under a second.
+    path_ids: dict[str, int] = {}
+    counter = itertools.count()
+    n_p, n_e = len(predicted), len(expected)
+    p_id = np.fromiter(map(path_ids.setdefault, map(_PATH, predicted), counter), np.int64, n_p)
+    e_id = np.fromiter(map(path_ids.setdefault, map(_PATH, expected), counter), np.int64, n_e)
+    p_start = np.fromiter(map(_START, predicted), np.int64, n_p)
+    p_end = np.fromiter(map(_END, predicted), np.int64, n_p)
+    e_start = np.fromiter(map(_START, expected), np.int64, n_e)
+    e_end = np.fromiter(map(_END, expected), np.int64, n_e)
+    for name, starts, ends in (("predicted", p_start, p_end), ("expected", e_start, e_end)):
+        if len(starts) and (starts.min() < 1 or bool(np.any(ends < starts))):
+            raise ValueError(f"{name} spans need 1 <= start_line <= end_line")
+
+    in_predicted = np.zeros(n_p + n_e, dtype=bool)
+    in_expected = np.zeros(n_p + n_e, dtype=bool)
+    in_predicted[p_id] = True
+    in_expected[e_id] = True
+    files_either = int(np.count_nonzero(in_predicted | in_expected))
+    files_both = int(np.count_nonzero(in_predicted & in_expected))
+    iou = files_both / files_either if files_either else 1.0
+
+    # Lines of different files are put far apart on one axis, so clusters never cross files.
+    max_line = int(max(p_end.max(initial=0), e_end.max(initial=0)))
+    stride = max_line + tol + 2
+    if (n_p + n_e + 1) * stride >= 2**62:
+        raise ValueError("line numbers too large to grade")
+    p_start += p_id * stride
+    p_end += p_id * stride
+    e_start += e_id * stride
+    e_end += e_id * stride
+
+    p_distinct = _distinct(p_start, p_end)
+    e_distinct = _distinct(e_start, e_end)
+    empty = np.zeros(0, dtype=np.int64)
+    if len(p_distinct) == 0 or len(e_distinct) == 0:
+        return _Matching(p_distinct, e_distinct, empty, empty, iou)
+
+    starts = np.concatenate((p_start[p_distinct], e_start[e_distinct]))
+    ends = np.concatenate((p_end[p_distinct], e_end[e_distinct]))
+    side = np.concatenate((np.zeros(len(p_distinct), np.int64), np.ones(len(e_distinct), np.int64)))
+    origin = np.concatenate((p_distinct, e_distinct))
+    order = np.lexsort((side, ends, starts))
+    starts, ends, side, origin = starts[order], ends[order], side[order], origin[order]
+
+    reach = np.maximum.accumulate(ends)
+    new_cluster = np.ones(len(starts), dtype=bool)
+    new_cluster[1:] = starts[1:] > reach[:-1] + tol
+    cluster = np.cumsum(new_cluster) - 1
+    n_clusters = int(cluster[-1]) + 1
+    n_pred = np.bincount(cluster[side == 0], minlength=n_clusters)
+    n_exp = np.bincount(cluster[side == 1], minlength=n_clusters)
+
+    # The common case, one predicted and one expected span overlapping: adjacent rows, a pair.
+    single = (n_pred == 1) & (n_exp == 1)
+    rows = np.flatnonzero(single[cluster]).reshape(-1, 2)
+    first_is_pred = side[rows[:, 0]] == 0
+    pred_rows = np.where(first_is_pred, rows[:, 0], rows[:, 1])
+    exp_rows = np.where(first_is_pred, rows[:, 1], rows[:, 0])
+    p_hit: list[int] = origin[pred_rows].tolist()
+    e_hit: list[int] = origin[exp_rows].tolist()
+
+    crowded = (n_pred >= 1) & (n_exp >= 1) & ~single
+    crowded_rows = np.flatnonzero(crowded[cluster])
+    if len(crowded_rows):
+        bounds = np.flatnonzero(np.diff(cluster[crowded_rows])) + 1
+        for group in np.split(crowded_rows, bounds):
+            members = zip(
+                starts[group].tolist(),
+                ends[group].tolist(),
+                origin[group].tolist(),
+                side[group].tolist(),
+                strict=True,
+            )
+            preds: list[tuple[int, int, int]] = []
+            exps: list[tuple[int, int, int]] = []
+            for s, e, o, sd in members:
+                (exps if sd else preds).append((s, e, o))
+            for p, x in _cluster_pairs(preds, exps, tol):
+                p_hit.append(p)
+                e_hit.append(x)
+    return _Matching(
+        p_distinct,
+        e_distinct,
+        np.array(p_hit, dtype=np.int64),
+        np.array(e_hit, dtype=np.int64),
+        iou,
+    )
+
+
+def _ratio(num: float, den: float, *, both_empty: bool) -> float:
+    if den == 0:
+        return 1.0 if both_empty else 0.0
+    return num / den
+
+
+def file_iou(predicted_paths: Iterable[str], expected_paths: Iterable[str]) -> float:
+    """Intersection over union of the two sets of paths; 1.0 when both are empty."""
+    p, e = set(predicted_paths), set(expected_paths)
+    union = len(p | e)
+    return len(p & e) / union if union else 1.0
+
+
+def _grade_from(matching: _Matching) -> Grade:
+    n_pred = len(matching.predicted_distinct)
+    n_exp = len(matching.expected_distinct)
+    matched = len(matching.predicted_hit)
+    both_empty = n_pred == 0 and n_exp == 0
+    precision = _ratio(matched, n_pred, both_empty=both_empty)
+    recall = _ratio(matched, n_exp, both_empty=both_empty)
+    f1 = _ratio(2 * precision * recall, precision + recall, both_empty=both_empty)
+    return Grade(
+        file_iou=matching.file_iou,
+        span_precision=precision,
+        span_recall=recall,
+        span_f1=f1,
+        n_predicted=n_pred,
+        n_expected=n_exp,
+        n_matched=matched,
+    )
+
+
+def grade(
+    predicted: Sequence[Finding | Span],
+    expected: Sequence[Span | Finding],
+    *,
+    line_tolerance: int = 0,
+) -> Grade:
+    """Span precision/recall/F1 and file IoU of `predicted` against `expected` (module docstring)."""
+    return _grade_from(_match(predicted, expected, line_tolerance))
+
+
+def _span_key(x: Finding | Span) -> tuple[str, int, int]:
+    return (x.path, x.start_line, x.end_line)
+
+
+def _diff_from(
+    m: _Matching, predicted: Sequence[Finding], expected: Sequence[Span]
+) -> FindingsDiff:
+    p_hits, e_hits = m.predicted_hit.tolist(), m.expected_hit.tolist()
+    hit_p, hit_e = set(p_hits), set(e_hits)
+    hits = sorted(
+        ((predicted[p], expected[e]) for p, e in zip(p_hits, e_hits, strict=True)),
+        key=lambda pair: (_span_key(pair[1]), _span_key(pair[0])),
+    )
+    misses = [expected[e] for e in m.expected_distinct.tolist() if e not in hit_e]
+    extras = [predicted[p] for p in m.predicted_distinct.tolist() if p not in hit_p]
+    return FindingsDiff(
+        tuple(hits), tuple(sorted(misses, key=_span_key)), tuple(sorted(extras, key=_span_key))
+    )
+
+
+def diff_findings(
+    predicted: Sequence[Finding], expected: Sequence[Span], *, line_tolerance: int = 0
+) -> FindingsDiff:
+    """The matching behind `grade`, as pairs and leftovers a person can read."""
+    return _diff_from(_match(predicted, expected, line_tolerance), predicted, expected)
+
+
+def grade_and_diff(
+    predicted: Sequence[Finding], expected: Sequence[Span], *, line_tolerance: int = 0
+) -> tuple[Grade, FindingsDiff]:
+    """Both at the cost of one matching (for reports that show the score and the why)."""
+    m = _match(predicted, expected, line_tolerance)
+    return _grade_from(m), _diff_from(m, predicted, expected)

@@ -1,0 +1,36 @@
+"""The curation store: one DuckDB file of blueprints, proposals, runs, grades and decisions.
+
+Public API: `Store` (`store.core`: the handle; every read and write goes through it) and the
+records it takes and returns (`store.types`: `QueueFilters`, `ReviewItem`, `ImportReport`, ...).
+The other modules are its parts: `connect` (opening a file), `schema` (tables, migrations),
+`writes`, `queries`, `rows`, `dashboard`, `export_rows`. Imports `corpora` and below; importing
+files into it (`ingest`) and exporting from it (`export`) are layers above.
+"""
+
+from codesearch_core.store.core import Store
+from codesearch_core.store.rows import utc_now
+from codesearch_core.store.types import (
+    BlueprintConflictError,
+    BlueprintFilters,
+    DashboardStats,
+    DecisionState,
+    ExportRow,
+    ImportReport,
+    PendingExecution,
+    QueueFilters,
+    ReviewItem,
+)
+
+__all__ = [
+    "BlueprintConflictError",
+    "BlueprintFilters",
+    "DashboardStats",
+    "DecisionState",
+    "ExportRow",
+    "ImportReport",
+    "PendingExecution",
+    "QueueFilters",
+    "ReviewItem",
+    "Store",
+    "utc_now",
+]

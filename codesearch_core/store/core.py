@@ -1,0 +1,402 @@
+"""The curation store: one DuckDB file holding blueprints, proposals, runs, grades and decisions.
+
+One `Store` per process (the app caches it); it keeps one DuckDB connection and gives every call its
+own cursor, so many Streamlit sessions and threads can use it at once. Every write is one
+transaction: it commits whole or leaves nothing, and a transaction that loses a write-write conflict
+to another thread is retried on the new state. DuckDB lets only one process open a file for writing;
+a second one gets a StoreError that says so at once.
+
+Tables and the decision log's rules: `store.schema`; opening a file: `store.connect`; writes:
+`store.writes`; reads: `store.queries`, `store.dashboard`, `store.export_rows`. Importing JSONL
+files is a layer above the store (`codesearch_core.ingest`), and so is exporting
+(`codesearch_core.export`).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime
+from os import PathLike
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import duckdb
+
+from codesearch_core import config
+from codesearch_core.errors import StoreError
+from codesearch_core.models import Blueprint, DecisionAction, Grade, Proposal, Reward, RunResult
+from codesearch_core.store import dashboard as store_dashboard
+from codesearch_core.store import export_rows as store_export_query
+from codesearch_core.store import queries as store_queries
+from codesearch_core.store import writes as store_writes
+from codesearch_core.store.connect import connect, prepare
+from codesearch_core.store.rows import utc_now
+from codesearch_core.store.types import (
+    BlueprintFilters,
+    BlueprintPage,
+    BlueprintRevision,
+    DashboardStats,
+    DecisionEvent,
+    ExportRow,
+    ImportReport,
+    PendingExecution,
+    QueueFilters,
+    QueueItem,
+    QueuePage,
+    ReviewItem,
+    StoreCounts,
+    StoredProposal,
+)
+
+T = TypeVar("T")
+
+_MAX_CONFLICT_RETRIES: Final = 60
+#: A constraint error can be a race (another thread stored the same key since our check); re-checking
+#: on a fresh snapshot settles it, so a few retries suffice.
+_MAX_CONSTRAINT_RETRIES: Final = 5
+_MAX_TEXT: Final = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    retryable: bool
+    error: duckdb.Error
+
+
+class Store:
+    """A handle on one store file. Thread-safe; close it (or use `with`) when done."""
+
+    def __init__(self, path: str | PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else config.db_path()
+        self._conn = connect(self.path)
+        self._lock = threading.Lock()
+        #: Transactions re-run after losing a write conflict to another thread (for monitoring).
+        self.retries = 0
+        try:
+            self.schema_version = prepare(self._conn, self.path)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing --------------------------------------------------------------------------------
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        with self._lock:
+            try:
+                return self._conn.cursor()
+            except duckdb.Error as err:
+                raise StoreError(f"the store {self.path} is closed ({err})") from err
+
+    def _read(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        cur = self._cursor()
+        try:
+            return fn(cur)
+        except (duckdb.Error, RuntimeError) as err:
+            _raise_if_interrupted(err)
+            if not isinstance(err, duckdb.Error):
+                raise
+            raise StoreError(f"could not read the store {self.path}: {err}") from err
+        finally:
+            cur.close()
+
+    def _write(self, fn: Callable[[duckdb.DuckDBPyConnection], T], *, what: str) -> T:
+        """Run `fn` in a transaction; retry it whole when it lost a race with another writer."""
+        conflicts = constraints = 0
+        delay = 0.0005
+        while True:
+            attempt = self._attempt(fn)
+            if not isinstance(attempt, _Attempt):
+                return attempt
+            if isinstance(attempt.error, duckdb.ConstraintException):
+                constraints += 1
+                give_up = constraints > _MAX_CONSTRAINT_RETRIES
+            else:
+                conflicts += 1
+                give_up = conflicts > _MAX_CONFLICT_RETRIES
+            if not attempt.retryable or give_up:
+                raise StoreError(
+                    f"could not {what} in {self.path}: {attempt.error}. Nothing was written."
+                ) from attempt.error
+            with self._lock:
+                self.retries += 1
+            time.sleep(random.uniform(0, delay))
+            delay = min(delay * 2, 0.05)
+
+    def _attempt(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T | _Attempt:
+        cur = self._cursor()
+        try:
+            try:
+                cur.execute("BEGIN TRANSACTION")
+                result = fn(cur)
+                cur.execute("COMMIT")
+            except duckdb.Error as err:
+                _rollback(cur)
+                _raise_if_interrupted(err)
+                retryable = isinstance(
+                    err, duckdb.TransactionException | duckdb.ConstraintException
+                )
+                return _Attempt(retryable, err)
+            except BaseException as err:
+                _rollback(cur)
+                _raise_if_interrupted(err)
+                raise
+            return result
+        except OSError as err:
+            raise StoreError(f"could not write to {self.path}: {err}") from err
+        finally:
+            cur.close()
+
+    # --- blueprints ------------------------------------------------------------------------------
+
+    def add_blueprints(
+        self, blueprints: Sequence[Blueprint], *, source: str = "api", skip_bad: bool = False
+    ) -> ImportReport:
+        """Store new blueprints; identical ones already stored count as existing (idempotent).
+
+        A blueprint whose id is stored with other content is a conflict: an InputFileError is raised
+        and nothing stored, unless `skip_bad` (then it is left out and listed in the report). Edits
+        go through `upsert_blueprint`.
+        """
+        return self._write(
+            lambda cur: store_writes.add_blueprints(
+                cur, blueprints, source=source, skip_bad=skip_bad
+            ),
+            what="add blueprints",
+        )
+
+    def upsert_blueprint(self, blueprint: Blueprint, *, source: str = "app") -> str:
+        """Create or replace the blueprint with this id; returns "created", "updated" or "unchanged".
+
+        Every change appends the new version to `blueprint_revisions`, so an edit never loses the
+        old text. Another blueprint with the same intent, corpus and call is a StoreError. A change
+        of corpus or expected findings drops the runs and grades of the blueprint's proposals (in
+        the same transaction), so they are pending again and the next verification re-grades them
+        against the new version; their decisions stay.
+        """
+        return self._write(
+            lambda cur: store_writes.upsert_blueprint(cur, blueprint, source=source),
+            what="save the blueprint",
+        )
+
+    def get_blueprint(self, blueprint_id: str) -> Blueprint | None:
+        return self._read(lambda cur: store_queries.get_blueprint(cur, blueprint_id))
+
+    def get_blueprints(self, blueprint_ids: Sequence[str]) -> list[Blueprint]:
+        """The stored ones among these ids, in the order given."""
+        return self._read(lambda cur: store_queries.get_blueprints(cur, blueprint_ids))
+
+    def list_blueprints(
+        self, filters: BlueprintFilters | None = None, *, offset: int = 0, limit: int = 50
+    ) -> BlueprintPage:
+        return self._read(
+            lambda cur: store_queries.list_blueprints(
+                cur, filters or BlueprintFilters(), offset=offset, limit=limit
+            )
+        )
+
+    def blueprint_revisions(self, blueprint_id: str) -> tuple[BlueprintRevision, ...]:
+        return self._read(lambda cur: store_queries.blueprint_revisions(cur, blueprint_id))
+
+    # --- proposals, runs, grades -----------------------------------------------------------------
+
+    def add_proposals(self, proposals: Sequence[Proposal]) -> list[str]:
+        """Store proposals; returns their ids in input order. A call already proposed for the same
+        blueprint is stored once (its id is returned again and the sighting recorded)."""
+        report = self._write(
+            lambda cur: store_writes.add_proposals(cur, proposals, source="api"),
+            what="add proposals",
+        )
+        return list(report.ids)
+
+    def add_proposals_report(self, proposals: Sequence[Proposal], *, source: str) -> ImportReport:
+        """`add_proposals`, reporting how many were new."""
+        return self._write(
+            lambda cur: store_writes.add_proposals(cur, proposals, source=source),
+            what="add proposals",
+        )
+
+    def get_proposal(self, proposal_id: str) -> StoredProposal | None:
+        return self._read(lambda cur: store_queries.get_proposal(cur, proposal_id))
+
+    def proposals_for_blueprint(self, blueprint_id: str) -> tuple[StoredProposal, ...]:
+        return self._read(lambda cur: store_queries.proposals_for_blueprint(cur, blueprint_id))
+
+    def pending_verification(
+        self, limit: int = 256, *, include_invalid: bool = False
+    ) -> list[PendingExecution]:
+        """Proposals never executed, oldest first: valid ones, and invalid ones if asked (their
+        `call_json` is None; recording them stores why they cannot run)."""
+        return self._read(
+            lambda cur: store_queries.pending_verification(
+                cur, limit, include_invalid=include_invalid
+            )
+        )
+
+    def record_execution_and_grade(
+        self, proposal_id: str, run: RunResult, grade: Grade | None, reward: Reward
+    ) -> None:
+        """Store a run, its grade (None when nothing could be graded) and reward, in one transaction.
+        Recording again (a re-run) replaces the previous run and grade."""
+        self.record_executions_and_grades([(proposal_id, run, grade, reward)])
+
+    def record_executions_and_grades(
+        self, batch: Sequence[tuple[str, RunResult, Grade | None, Reward]]
+    ) -> None:
+        """`record_execution_and_grade` for many proposals in one transaction: all or nothing.
+
+        A transaction costs tens of milliseconds to commit whatever it holds, so verification
+        writes its outcomes in batches. An unknown proposal id is a StoreError and nothing is
+        written; a proposal named twice keeps its last record.
+        """
+        if batch:
+            self._write(
+                lambda cur: store_writes.record_executions(cur, batch),
+                what="record the executions",
+            )
+
+    # --- decisions -------------------------------------------------------------------------------
+
+    def record_decision(
+        self,
+        item_id: str,
+        action: DecisionAction | str,
+        reviewer: str,
+        note: str = "",
+        reason: str = "",
+        *,
+        at: datetime | None = None,
+    ) -> int:
+        """Append a decision event; returns its event id.
+
+        `undo` cancels the item's most recent accept/reject/skip that is not cancelled yet (whoever
+        made it), so repeated undos walk back through the history; with nothing left to undo it is a
+        StoreError. `at` (naive UTC) is for imports of decisions made elsewhere; default now.
+        """
+        try:
+            act = DecisionAction(action)
+        except ValueError:
+            allowed = ", ".join(a.value for a in DecisionAction)
+            raise StoreError(f"unknown decision {action!r}: use one of {allowed}") from None
+        who = reviewer.strip()
+        if not who:
+            raise StoreError("a decision needs the reviewer's name")
+        for label, text in (("reviewer", who), ("note", note), ("reason", reason)):
+            if len(text) > _MAX_TEXT:
+                raise StoreError(
+                    f"the {label} is too long ({len(text)} characters, at most {_MAX_TEXT})"
+                )
+        ts = at or utc_now()
+        return self._write(
+            lambda cur: store_writes.record_decision(cur, item_id, act, who, note, reason, ts),
+            what="record the decision",
+        )
+
+    def item_history(self, proposal_id: str) -> tuple[DecisionEvent, ...]:
+        """Every decision event on the item, oldest first, each marked `undone` if later cancelled."""
+        return self._read(lambda cur: store_queries.item_history(cur, proposal_id))
+
+    def current_decision(self, proposal_id: str) -> DecisionEvent | None:
+        return self._read(lambda cur: store_queries.current_decision(cur, proposal_id))
+
+    def check_caches(self) -> list[str]:
+        """Proposal ids whose cached decision or grade disagrees with its source (empty when all
+        agree; see store_schema)."""
+        return self._read(store_queries.cache_mismatches)
+
+    # --- review ----------------------------------------------------------------------------------
+
+    def review_item(self, proposal_id: str) -> ReviewItem | None:
+        return self._read(lambda cur: store_queries.review_item(cur, proposal_id))
+
+    def review_queue(
+        self, filters: QueueFilters | None = None, *, offset: int = 0, limit: int = 50
+    ) -> QueuePage:
+        """One page of the queue in arrival order, and how many items match in all."""
+        return self._read(
+            lambda cur: store_queries.review_queue(
+                cur, filters or QueueFilters(), offset=offset, limit=limit
+            )
+        )
+
+    def next_review_item(
+        self, filters: QueueFilters | None = None, after_id: str | None = None
+    ) -> QueueItem | None:
+        """The first matching item after `after_id` in arrival order (from the start when None)."""
+        return self._read(
+            lambda cur: store_queries.next_review_item(cur, filters or QueueFilters(), after_id)
+        )
+
+    def queue_position(
+        self, filters: QueueFilters | None, proposal_id: str
+    ) -> tuple[int | None, int]:
+        """(1-based position of the item in the filtered queue or None if it is not in it, total)."""
+        return self._read(
+            lambda cur: store_queries.queue_position(cur, filters or QueueFilters(), proposal_id)
+        )
+
+    # --- overview --------------------------------------------------------------------------------
+
+    def counts(self) -> StoreCounts:
+        return self._read(store_dashboard.counts)
+
+    def dashboard_stats(self) -> DashboardStats:
+        return self._read(store_dashboard.dashboard_stats)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What identifies the store's content cheaply (for export manifests)."""
+        return self._read(lambda cur: store_dashboard.fingerprint(cur, self.path))
+
+    def export_rows(
+        self,
+        filters: QueueFilters,
+        *,
+        kind: str,
+        include_reference: bool = False,
+        with_meta: bool = True,
+    ) -> Iterator[ExportRow]:
+        """Rows for `export` in its deterministic order, streamed in batches from one snapshot.
+        `kind`: "accepted" or "pairs" (accepted and rejected, grouped by blueprint)."""
+        cur = self._cursor()
+        try:
+            yield from store_export_query.export_rows(
+                cur, filters, kind=kind, include_reference=include_reference, with_meta=with_meta
+            )
+        except (duckdb.Error, RuntimeError) as err:
+            _raise_if_interrupted(err)
+            if not isinstance(err, duckdb.Error):
+                raise
+            raise StoreError(f"could not read the store {self.path}: {err}") from err
+        finally:
+            cur.close()
+
+
+def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
+    # A failed COMMIT has already ended the transaction; there is nothing left to roll back then.
+    with suppress(duckdb.Error):
+        cur.execute("ROLLBACK")
+
+
+def _raise_if_interrupted(err: BaseException) -> None:
+    """Ctrl-C during a statement reaches Python as a plain RuntimeError("Query interrupted") (or an
+    InterruptException after `interrupt()`): make it the KeyboardInterrupt it was, so callers stop
+    the way they do for any Ctrl-C instead of reporting a store failure."""
+    interrupted = isinstance(err, duckdb.InterruptException) or (
+        type(err) is RuntimeError and "query interrupted" in str(err).lower()
+    )
+    if interrupted:
+        raise KeyboardInterrupt(str(err)) from err

@@ -1,0 +1,135 @@
+"""Counts, rates and chart data for the Overview page (read in one snapshot), and the store's
+fingerprint for export manifests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import duckdb
+
+from codesearch_core.models import canonical_json, sha256_hex
+from codesearch_core.store.rows import first_row
+from codesearch_core.store.schema import SCHEMA_VERSION
+from codesearch_core.store.types import DashboardStats, StoreCounts
+
+HISTOGRAM_BUCKETS: Final = 10
+TOP_KINDS: Final = 10
+
+
+def counts(cur: duckdb.DuckDBPyConnection) -> StoreCounts:
+    row = first_row(
+        cur.execute(
+            "SELECT (SELECT count(*) FROM blueprints), count(*), count(*) FILTER (WHERE valid), "
+            "(SELECT count(*) FROM executions), "
+            "(SELECT count(*) FROM grades WHERE span_f1 IS NOT NULL), "
+            "count(*) FILTER (WHERE decision IS NULL), count(*) FILTER (WHERE decision = 'accept'), "
+            "count(*) FILTER (WHERE decision = 'reject'), count(*) FILTER (WHERE decision = 'skip'), "
+            "(SELECT count(*) FROM decisions) FROM proposals"
+        )
+    )
+    assert row is not None
+    return StoreCounts(*(int(x) for x in row))
+
+
+def _rate(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
+    # One transaction: every figure comes from the same snapshot even while reviewers write.
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        return _dashboard_stats(cur)
+    finally:
+        cur.execute("ROLLBACK")
+
+
+def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
+    c = counts(cur)
+    # The grade cached on proposals (see store_schema) serves the mean and the histogram in one scan.
+    buckets = ", ".join(
+        # least() skips NULLs (least(NULL, 9) is 9), so ungraded rows are excluded first.
+        f"count(*) FILTER (WHERE span_f1 IS NOT NULL AND least(CAST(floor(span_f1 * "
+        f"{HISTOGRAM_BUCKETS}) AS INTEGER), {HISTOGRAM_BUCKETS - 1}) = {i})"
+        for i in range(HISTOGRAM_BUCKETS)
+    )
+    f1 = first_row(cur.execute(f"SELECT avg(span_f1), {buckets} FROM proposals"))
+    assert f1 is not None
+    per_day = cur.execute(
+        "SELECT CAST(ts AS DATE), action, count(*) FROM decisions GROUP BY ALL ORDER BY 1, 2"
+    ).fetchall()
+    # One pass over proposals x blueprints serves the acceptance table and the confusion matrix.
+    by_tools = cur.execute(
+        "SELECT b.tool, b.language, coalesce(p.tool, 'invalid'), p.decision, count(*) "
+        "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq GROUP BY ALL"
+    ).fetchall()
+    acceptance: dict[tuple[str, str], list[int]] = {}
+    confusion: dict[tuple[str, str], int] = {}
+    for tool, language, proposed, decision, n in by_tools:
+        confusion[(tool, proposed)] = confusion.get((tool, proposed), 0) + int(n)
+        if decision in ("accept", "reject"):
+            cell = acceptance.setdefault((tool, language), [0, 0])
+            cell[0 if decision == "accept" else 1] += int(n)
+    mutations = cur.execute(
+        "SELECT mutation_kind, count(*) FROM proposals WHERE decision = 'reject' "
+        f"AND mutation_kind IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
+    ).fetchall()
+    errors = cur.execute(
+        "SELECT coalesce(e.error_kind, CASE WHEN NOT p.valid THEN 'invalid_call' END) AS kind, "
+        "count(*) FROM (SELECT seq, valid FROM proposals WHERE decision = 'reject') p "
+        "LEFT JOIN executions e ON e.proposal_seq = p.seq WHERE kind IS NOT NULL "
+        f"GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
+    ).fetchall()
+    return DashboardStats(
+        counts=c,
+        acceptance_rate=_rate(c.accepted, c.accepted + c.rejected),
+        valid_rate=_rate(c.valid, c.proposals),
+        mean_span_f1=None if f1[0] is None else float(f1[0]),
+        decisions_per_day=tuple((d, str(a), int(n)) for d, a, n in per_day),
+        acceptance_by_tool_language=tuple(
+            (tool, lang, a, r) for (tool, lang), (a, r) in sorted(acceptance.items())
+        ),
+        span_f1_histogram=tuple(
+            (i / HISTOGRAM_BUCKETS, (i + 1) / HISTOGRAM_BUCKETS, int(f1[1 + i]))
+            for i in range(HISTOGRAM_BUCKETS)
+        ),
+        tool_confusion=tuple((r, p, n) for (r, p), n in sorted(confusion.items())),
+        reject_mutation_kinds=tuple((str(k), int(n)) for k, n in mutations),
+        reject_error_kinds=tuple((str(k), int(n)) for k, n in errors),
+    )
+
+
+def fingerprint(cur: duckdb.DuckDBPyConnection, path: Path) -> dict[str, Any]:
+    row = first_row(
+        cur.execute(
+            "SELECT (SELECT count(*) FROM blueprints), (SELECT count(*) FROM blueprint_revisions), "
+            "(SELECT count(*) FROM proposals), (SELECT coalesce(max(seq), 0) FROM proposals), "
+            "(SELECT count(*) FROM executions), "
+            "(SELECT coalesce(CAST(max(executed_at) AS VARCHAR), '') FROM executions), "
+            "(SELECT count(*) FROM decisions), (SELECT coalesce(max(event_id), 0) FROM decisions)"
+        )
+    )
+    assert row is not None
+    state = dict(
+        zip(
+            (
+                "blueprints",
+                "blueprint_revisions",
+                "proposals",
+                "last_proposal_seq",
+                "executions",
+                "last_execution_at",
+                "decision_events",
+                "last_event_id",
+            ),
+            row,
+            strict=True,
+        )
+    )
+    return {
+        "path": str(path),
+        "schema_version": SCHEMA_VERSION,
+        "state": state,
+        "state_sha256": sha256_hex(canonical_json(state)),
+    }

@@ -1,0 +1,216 @@
+"""Blueprint authoring for the Blueprints and Corpus pages: drafts, the expected-findings table, an
+uploaded blueprints file, and small parsers for what a curator types (line ranges, tags, ids)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+from codesearch_core import corpora
+from codesearch_core.corpora import blueprint_from_dict, read_blueprints_jsonl
+from codesearch_core.errors import InputFileError
+from codesearch_core.models import Blueprint, Difficulty, Finding, Span, ToolName
+from codesearch_core.tools import resolve_in_corpus
+
+_SLUG_WORD: Final = re.compile(r"[A-Za-z0-9]+")
+# An en dash too: line ranges are often pasted from rendered docs.
+_LINE_RANGE: Final = re.compile(r"^\s*(\d+)\s*(?:[-:\u2013]\s*(\d+))?\s*$")
+_STOP_WORDS: Final = frozenset(
+    ("a", "all", "an", "and", "any", "are", "as", "at", "be", "by", "each", "every", "find", "for",
+     "from", "in", "is", "it", "of", "on", "or", "show", "that", "the", "this", "to", "where",
+     "which", "with")
+)  # fmt: skip
+
+
+def parse_line_range(text: str) -> tuple[int, int]:
+    """`"12"`, `"12-15"` or `"12:15"` as an inclusive 1-based range; InputFileError when it is not one."""
+    m = _LINE_RANGE.match(text)
+    if not m:
+        raise InputFileError(f"{text!r} is not a line or a line range such as 12 or 12-15")
+    start = int(m.group(1))
+    end = int(m.group(2) or start)
+    if start < 1 or end < start:
+        raise InputFileError(f"{text!r}: lines start at 1 and the range must not run backwards")
+    return start, end
+
+
+def suggest_blueprint_id(corpus_name: str, intent: str, taken: Callable[[str], bool]) -> str:
+    """A readable, unused slug such as `webshop-usefffect-calls`, numbered when already taken."""
+    words = [w.lower() for w in _SLUG_WORD.findall(intent) if w.lower() not in _STOP_WORDS]
+    base = "-".join([corpus_name, *words[:4]])[:100].strip("-") or "blueprint"
+    candidate, n = base, 2
+    while taken(candidate):
+        candidate, n = f"{base}-{n}", n + 1
+    return candidate
+
+
+def infer_language(call: Mapping[str, Any], findings: Iterable[Finding | Span] = ()) -> str:
+    """The blueprint language: ast-grep's `language`, else the most common language among the
+    files the call found, else "text"."""
+    arguments = call.get("arguments")
+    if call.get("name") == ToolName.AST_GREP.value and isinstance(arguments, Mapping):
+        language = arguments.get("language")
+        if isinstance(language, str) and language:
+            return language
+    counts = Counter(
+        lang for f in findings if (lang := corpora.language_for_path(f.path)) is not None
+    )
+    return counts.most_common(1)[0][0] if counts else "text"
+
+
+# --- blueprint drafts ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BlueprintDraft:
+    """A blueprint being authored: every field as the editor holds it, valid or not.
+
+    `editing` is the id of the stored blueprint this draft edits (None for a new one); `found` are the
+    findings of the last run of the call, offered as candidates for the expected set.
+    """
+
+    corpus: str
+    call: Mapping[str, Any]
+    intent: str = ""
+    id: str = ""
+    language: str = ""
+    expected: tuple[Span, ...] = ()
+    tags: tuple[str, ...] = ()
+    difficulty: Difficulty = Difficulty.MEDIUM
+    notes: str = ""
+    editing: str | None = None
+    found: tuple[Finding, ...] = field(default=())
+
+
+def draft_from_blueprint(bp: Blueprint) -> BlueprintDraft:
+    return BlueprintDraft(
+        corpus=bp.corpus,
+        call=bp.reference_call.to_dict(),
+        intent=bp.intent,
+        id=bp.id,
+        language=bp.language,
+        expected=bp.expected,
+        tags=bp.tags,
+        difficulty=bp.difficulty,
+        notes=bp.notes,
+        editing=bp.id,
+    )
+
+
+def draft_from_run(
+    corpus_name: str, call: Mapping[str, Any], found: Sequence[Finding]
+) -> BlueprintDraft:
+    """A new draft from an ad-hoc call: everything it found is expected until the author unticks it."""
+    spans = tuple(dict.fromkeys(f.span for f in found))
+    return BlueprintDraft(
+        corpus=corpus_name,
+        call=dict(call),
+        language=infer_language(call, found),
+        expected=spans,
+        found=tuple(found),
+    )
+
+
+def blueprint_from_draft(draft: BlueprintDraft) -> Blueprint:
+    """Validate a draft into a Blueprint; the error names the field (InputFileError/ToolCallError)."""
+    return blueprint_from_dict(
+        {
+            "id": draft.id.strip(),
+            "intent": draft.intent.strip(),
+            "corpus": draft.corpus,
+            "language": draft.language.strip(),
+            "reference_call": dict(draft.call),
+            "expected": [s.to_dict() for s in sorted(set(draft.expected))],
+            "tags": [t.strip() for t in draft.tags if t.strip()],
+            "difficulty": draft.difficulty.value,
+            "notes": draft.notes,
+        }
+    )
+
+
+def parse_tags(text: str) -> tuple[str, ...]:
+    """Comma- or newline-separated tags, trimmed, empty ones and repeats dropped."""
+    return tuple(dict.fromkeys(t.strip() for t in re.split(r"[,\n]", text) if t.strip()))
+
+
+# --- the expected-findings table ----------------------------------------------------------------
+
+EXPECTED_COLUMNS: Final = ("expected", "path", "lines", "text", "source")
+
+
+def expected_table(found: Sequence[Finding], expected: Sequence[Span]) -> list[dict[str, Any]]:
+    """One row per distinct span the call found or the draft expects, in file order.
+
+    `expected` is the checkbox the author ticks; `source` says where the row comes from ("found" by
+    the last run, or "added" by hand and not found), so a hand-added span that the call misses shows.
+    """
+    text_of: dict[Span, str] = {}
+    for f in found:
+        text_of.setdefault(f.span, f.text.strip().splitlines()[0][:200] if f.text.strip() else "")
+    wanted = set(expected)
+    rows = [
+        {
+            "expected": span in wanted,
+            "path": span.path,
+            "lines": _lines_label(span),
+            "text": text_of.get(span, ""),
+            "source": "found" if span in text_of else "added",
+        }
+        for span in sorted(set(text_of) | wanted)
+    ]
+    return rows
+
+
+def _lines_label(span: Span) -> str:
+    if span.start_line == span.end_line:
+        return str(span.start_line)
+    return f"{span.start_line}-{span.end_line}"
+
+
+def spans_from_table(rows: Iterable[Mapping[Any, Any]]) -> tuple[Span, ...]:
+    """The ticked rows of an `expected_table` (possibly edited) as spans, sorted and distinct."""
+    spans: set[Span] = set()
+    for row in rows:
+        if not row.get("expected"):
+            continue
+        start, end = parse_line_range(str(row["lines"]))
+        spans.add(Span(str(row["path"]), start, end))
+    return tuple(sorted(spans))
+
+
+def add_expected_span(draft: BlueprintDraft, path: str, lines: str) -> BlueprintDraft:
+    """The draft with one more expected span (a finding the call misses), checked against the corpus."""
+    path = path.strip()
+    if not path:
+        raise InputFileError("name the file of the span, relative to the corpus root")
+    target = resolve_in_corpus(corpora.corpus_root(draft.corpus), path)
+    if not target.is_file():
+        raise InputFileError(f"{path!r} is not a file in corpus {draft.corpus!r}")
+    start, end = parse_line_range(lines)
+    n_lines = len(target.read_bytes().splitlines())
+    if end > n_lines:
+        raise InputFileError(f"{path!r} has {n_lines} lines; {lines.strip()!r} runs past its end")
+    return replace(draft, expected=tuple(sorted({*draft.expected, Span(path, start, end)})))
+
+
+def check_upload(data: bytes, name: str) -> tuple[list[Blueprint], list[InputFileError]]:
+    """Every blueprint of an uploaded JSONL and every bad line (all of them, not only the first).
+
+    The caller stores nothing unless the error list is empty: a half-imported file is worse than
+    none.
+    """
+    return read_blueprints_jsonl(_NamedLines(data, name), skip_bad=True)
+
+
+class _NamedLines:
+    """Uploaded bytes as an iterable of lines that carries the upload's name into error messages."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        self._data = data
+        self.name = name
+
+    def __iter__(self) -> Any:
+        return iter(self._data.splitlines(keepends=True))

@@ -1,0 +1,50 @@
+"""Running `rg` and `ast-grep` once: the tool-call JSON Schemas, argv builders, binary discovery,
+corpus path resolution, PCRE2 detection, the stream parsers and the process runner.
+
+Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out), `parse_tool_call`
+/ `parse_plan` (JSON in, validated call out), the schemas (`TOOL_CALL_SCHEMA`, `TOOL_DESCRIPTIONS`,
+...), `resolve_in_corpus` and `requires_pcre2`. Imports only the ground floor (`models`, `errors`,
+`config`).
+"""
+
+from codesearch_core.tools.paths import resolve_in_corpus
+from codesearch_core.tools.pcre2 import requires_pcre2
+from codesearch_core.tools.runner import (
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_TIMEOUT_S,
+    run_plan,
+    run_result_to_dict,
+    run_tool_call,
+)
+from codesearch_core.tools.schemas import (
+    AST_GREP_LANGUAGES,
+    AST_GREP_PATTERN_ARGUMENTS,
+    AST_GREP_RULE_ARGUMENTS,
+    RIPGREP_ARGUMENTS,
+    TOOL_CALL_SCHEMA,
+    TOOL_DESCRIPTIONS,
+    arguments_schema,
+    parse_plan,
+    parse_tool_call,
+    plan_to_dict,
+)
+
+__all__ = [
+    "AST_GREP_LANGUAGES",
+    "AST_GREP_PATTERN_ARGUMENTS",
+    "AST_GREP_RULE_ARGUMENTS",
+    "DEFAULT_MAX_FINDINGS",
+    "DEFAULT_TIMEOUT_S",
+    "RIPGREP_ARGUMENTS",
+    "TOOL_CALL_SCHEMA",
+    "TOOL_DESCRIPTIONS",
+    "arguments_schema",
+    "parse_plan",
+    "parse_tool_call",
+    "plan_to_dict",
+    "requires_pcre2",
+    "resolve_in_corpus",
+    "run_plan",
+    "run_result_to_dict",
+    "run_tool_call",
+]

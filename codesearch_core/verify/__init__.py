@@ -1,0 +1,23 @@
+"""Verification at scale: execute and grade many proposals, inline, in a local process pool, or on
+Ray, and write the results to the store.
+
+Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and out),
+`verify_pending` (`verify.pending`: drive a store), `verify_many_ray` (`verify.ray_backend`).
+Imports the store only for type checking, so workers skip DuckDB and pandas.
+"""
+
+from codesearch_core.verify.pending import DEFAULT_BATCH_SIZE, verify_pending
+from codesearch_core.verify.pool import OutcomeStream, VerifyProgress, default_workers
+from codesearch_core.verify.ray_backend import verify_many_ray
+from codesearch_core.verify.tasks import VerifyTask, verify_one
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "OutcomeStream",
+    "VerifyProgress",
+    "VerifyTask",
+    "default_workers",
+    "verify_many_ray",
+    "verify_one",
+    "verify_pending",
+]

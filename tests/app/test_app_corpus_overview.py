@@ -1,0 +1,82 @@
+"""The Corpus page's ad-hoc search and browser, and the Overview's links into the review queue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_support import (
+    open_app,
+    reviewable_template_fixture,  # noqa: F401 (a fixture)
+    seed_reviewable,
+    stored,
+    studio_db_fixture,  # noqa: F401 (a fixture)
+    texts,
+)
+from streamlit.testing.v1 import AppTest
+
+from codesearch_core.models import DecisionAction
+from codesearch_core.store.types import DecisionState
+
+CORPUS = "pages/corpus.py"
+
+
+def pattern_input(at: AppTest) -> object:
+    return next(w for w in at.text_input if str(w.key).endswith(":pattern:pattern"))
+
+
+def test_a_search_lists_its_findings_and_marks_them_in_the_file(studio_db: Path) -> None:
+    at = open_app(CORPUS)
+    at.sidebar.selectbox(key="corpus").set_value("ledger").run()
+    pattern_input(at).input("System.out.println").run()  # type: ignore[attr-defined]
+    at.button(key="adhoc_run").click().run()
+    assert any(s.startswith("4 findings in 3 files") for s in texts(at, "success"))
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["path", "lines", "line"]
+    assert "// TODO: System.out.println" in " ".join(table["line"])
+    at.session_state["corpus_open_file"] = "src/main/java/com/example/ledger/TransferService.java"
+    at.run()
+    marked = " ".join(str(h.proto.body) for h in at.html)
+    assert marked.count('title="match"') == 2 and "<mark" in marked
+
+
+def test_a_regex_that_does_not_compile_is_a_message(studio_db: Path) -> None:
+    at = open_app(CORPUS)
+    pattern_input(at).input("foo(").run()  # type: ignore[attr-defined]
+    at.button(key="adhoc_run").click().run()
+    assert not at.exception
+    assert any("invalid_pattern" in e for e in texts(at, "error"))
+
+
+def test_raw_json_that_is_not_a_call_is_a_message_and_cannot_run(studio_db: Path) -> None:
+    at = open_app(CORPUS)
+    at.segmented_control(key="adhoc:mode").set_value("JSON").run()
+    editor = next(t for t in at.text_area if str(t.key).endswith(":json"))
+    editor.input('{"name": "ripgrep_search", "arguments": {"pattern": "x", "flags": "-i"}}').run()
+    assert any("unknown field(s): flags" in e for e in texts(at, "error"))
+    assert at.button(key="adhoc_run").disabled
+
+
+def test_the_file_browser_shows_a_file_with_its_language(studio_db: Path) -> None:
+    at = open_app(CORPUS)
+    at.sidebar.selectbox(key="corpus").set_value("ledger").run()
+    at.session_state["corpus_open_file"] = "pom.xml"
+    at.run()
+    (code,) = [c for c in at.code if "<project" in c.value]
+    assert code.language == "xml"
+
+
+def test_overview_counts_and_a_link_into_the_filtered_queue(
+    studio_db: Path, reviewable_template: Path
+) -> None:
+    queue = seed_reviewable(studio_db, reviewable_template)
+    with stored(studio_db) as store:
+        store.record_decision(queue[1], DecisionAction.REJECT, "ann")
+        store.record_decision(queue[2], DecisionAction.ACCEPT, "ann")
+    at = open_app()
+    metrics = {m.label: m.value for m in at.metric}
+    assert (metrics["Accepted"], metrics["Rejected"], metrics["Acceptance"]) == ("1", "1", "50%")
+    next(b for b in at.button if b.label == "Review rejects").click().run()
+    assert not at.exception
+    assert at.session_state["review_filters"].decision is DecisionState.REJECTED
+    heading = next(t for t in texts(at, "markdown") if t.startswith("#### Item"))
+    assert heading.startswith(f"#### Item 2 of {len(queue)} · 1 rejected")

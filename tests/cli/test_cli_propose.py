@@ -1,0 +1,182 @@
+"""`codesearch propose`: engines driven from the command line, proposals written as JSONL."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from codesearch_core.cli import main
+from codesearch_core.cli.propose_cmds import ProgressBar
+from codesearch_core.corpora.blueprints import load_seed_blueprints
+from codesearch_core.tools.schemas import validate_tool_call
+
+SEED_IDS = ["telemetry-c-printf-text-type-filter", "webshop-password-values-lookbehind"]
+
+
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_propose_mutations_writes_labelled_valid_proposals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "proposals.jsonl"
+    code = main(
+        ["propose", "--engine", "mutations", "--ids", *SEED_IDS, "--n", "2", "--out", str(out)]
+    )
+    assert code == 0
+    rows = read_jsonl(out)
+    assert [(r["blueprint_id"], r["mutation_kind"]) for r in rows] == [
+        ("telemetry-c-printf-text-type-filter", "swap_type_filter"),
+        ("telemetry-c-printf-text-type-filter", "overmatch_regex"),
+        ("webshop-password-values-lookbehind", "drop_pcre2"),
+        ("webshop-password-values-lookbehind", "overmatch_regex"),
+    ]
+    assert all(r["valid"] and validate_tool_call(r["call"]) is None for r in rows)
+    captured = capsys.readouterr()
+    assert (
+        "4 proposals (4 valid, 0 invalid) for 2 blueprints from mutations:mutations-v1"
+        in captured.out
+    )
+    assert "\rmutations:mutations-v1 [" in captured.err and "2/2 blueprints" in captured.err
+
+
+def test_propose_covers_every_seed_by_default(tmp_path: Path) -> None:
+    out = tmp_path / "all.jsonl"
+    assert main(["propose", "--out", str(out)]) == 0
+    ids = {r["blueprint_id"] for r in read_jsonl(out)}
+    assert ids == {b.id for b in load_seed_blueprints()}
+
+
+def test_import_reads_back_what_propose_wrote(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert main(["propose", "--ids", *SEED_IDS, "--n", "3", "--out", str(first)]) == 0
+    code = main(["propose", "--engine", "import", "--from", str(first), "--out", str(second)])
+    assert code == 0
+    assert read_jsonl(second) == read_jsonl(first)
+
+
+def test_import_skip_bad_reports_lines_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        json.dumps(
+            {
+                "blueprint_id": SEED_IDS[0],
+                "raw_text": '{"name": "rg", "arguments": {"pattern": "x"}}',
+            }
+        )
+        + "\n{broken\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    code = main(
+        ["propose", "--engine", "import", "--from", str(source), "--skip-bad", "--out", str(out)]
+    )
+    assert code == 1
+    assert len(read_jsonl(out)) == 1
+    assert f"skipped: {source}:2: not JSON" in capsys.readouterr().err
+
+
+def test_existing_out_file_is_not_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "p.jsonl"
+    out.write_text("keep me\n", encoding="utf-8")
+    assert main(["propose", "--ids", SEED_IDS[0], "--out", str(out)]) == 2
+    assert out.read_text(encoding="utf-8") == "keep me\n"
+    assert "exists: pass --append" in capsys.readouterr().err
+    assert main(["propose", "--ids", SEED_IDS[0], "--out", str(out), "--append"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("keep me\n{")
+
+
+def test_unknown_ids_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["propose", "--ids", "nope", SEED_IDS[0], "--out", str(tmp_path / "p.jsonl")])
+    assert code == 2
+    assert "error: unknown blueprint id(s): nope" in capsys.readouterr().err
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_blueprints_from_a_jsonl_file(tmp_path: Path) -> None:
+    seeds = Path(__file__).resolve().parents[2] / "data" / "seeds" / "blueprints.jsonl"
+    one = tmp_path / "one.jsonl"
+    one.write_text(seeds.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    out = tmp_path / "p.jsonl"
+    assert main(["propose", "--blueprints", str(one), "--out", str(out)]) == 0
+    assert {r["blueprint_id"] for r in read_jsonl(out)} == {load_seed_blueprints()[0].id}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--engine", "openai"], "--engine openai needs --base-url"),
+        (["--engine", "import"], "--engine import needs --from FILE.jsonl"),
+        (["--n", "0"], "--n must be at least 1"),
+        (["--n", "65"], "--n must be at most 64 (samples per blueprint), got 65"),
+        (
+            ["--engine", "openai", "--base-url", "http://127.0.0.1:9/v1", "--temperature", "9"],
+            "temperature must be between 0 and 2",
+        ),
+    ],
+)
+def test_bad_options_are_clear_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    assert main(["propose", *extra, "--out", str(tmp_path / "p.jsonl")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
+def test_vllm_engine_without_vllm_says_how_to_get_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "propose",
+            "--engine",
+            "vllm",
+            "--model",
+            "Qwen/Qwen2.5-Coder-7B-Instruct",
+            "--out",
+            str(tmp_path / "p.jsonl"),
+        ]
+    )
+    assert code == 2
+    assert "vLLM is not installed in this environment" in capsys.readouterr().err
+
+
+def test_progress_bar_draws_in_place_and_ends_the_line() -> None:
+    stream = io.StringIO()
+    bar = ProgressBar(4, "x", stream)
+    bar.update(2, proposals=3, valid=1)
+    bar.update(4, proposals=8, valid=5)
+    bar.close()
+    text = stream.getvalue()
+    assert text.startswith(
+        "\rx [###############...............] 2/4 blueprints, 3 proposals (1 valid)"
+    )
+    assert "\rx [##############################] 4/4 blueprints, 8 proposals (5 valid)" in text
+    assert text.endswith("\n")
+
+
+def test_propose_into_the_store_stores_blueprints_then_proposals(tmp_path: Path) -> None:
+    from codesearch_core.store.core import Store
+
+    db = tmp_path / "studio.duckdb"
+    assert main(["propose", "--ids", *SEED_IDS, "--n", "2", "--db", str(db)]) == 0
+    # Proposing again for the store's own blueprints adds nothing new: same calls, same ids.
+    assert main(["propose", "--blueprints", "store", "--n", "2", "--db", str(db)]) == 0
+    with Store(db) as store:
+        assert store.list_blueprints().total == 2
+        stored = [store.proposals_for_blueprint(i) for i in SEED_IDS]
+    assert [len(s) for s in stored] == [2, 2]
+    assert sorted(p.proposal.mutation_kind or "" for p in stored[1]) == [
+        "drop_pcre2",
+        "overmatch_regex",
+    ]

@@ -1,0 +1,326 @@
+"""The vLLM engine on the REAL vLLM (CPU build), with a tiny random-weight Qwen2 built on the fly.
+
+Each test runs a snippet inside the vLLM venv (`tests/vllm_support/env.py`) that imports this
+repository's engine code, generates, and prints one JSON line of results that the test asserts on.
+With random weights the grammar is the only thing that can make output a valid call, so valid calls
+prove the structured-output wiring end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from codesearch_core.corpora.blueprints import load_seed_blueprints
+from codesearch_core.engines.base import SamplingSettings
+from codesearch_core.engines.openai_engine import OpenAIEngine, OpenAISettings
+from codesearch_core.engines.prompt import PromptConfig
+from codesearch_core.engines.repair import LENGTH_ERROR
+from codesearch_core.models import Proposal
+from codesearch_core.tools.schemas import validate_tool_call
+from tests.vllm_support.env import (
+    run_in_vllm_env,
+    skip_reason,
+    tiny_model_dir,
+    vllm_env,
+    vllm_python,
+)
+
+pytestmark = [
+    pytest.mark.vllm,
+    pytest.mark.skipif(vllm_python() is None, reason=skip_reason()),
+]
+
+MARK = "RESULT "
+
+#: Shared by the snippets: a short prompt leaves most of the tiny model's 2048-token context for
+#: output, since random weights fill strings up to their maxLength before closing them.
+PRELUDE = """
+import json, os
+from codesearch_core.corpora.blueprints import load_seed_blueprints
+from codesearch_core.engines.base import SamplingSettings, proposal_to_dict
+from codesearch_core.engines.prompt import PromptConfig
+from codesearch_core.engines.vllm_engine import VllmSettings, get_vllm_engine, shutdown_vllm_engine
+MODEL = os.environ["TINY_MODEL"]
+SHORT_PROMPT = PromptConfig(rules=(), schema="none")
+def report(value):
+    print("RESULT " + json.dumps(value), flush=True)
+def finish():
+    # vLLM makes a normal interpreter exit take seconds more; the result is already printed.
+    shutdown_vllm_engine()
+    os._exit(0)
+"""
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tiny_model_dir(tmp_path_factory)
+
+
+def run_snippet(
+    code: str, model: Path, *, tp: int = 1, in_process: bool = False, timeout: float = 400
+) -> Any:
+    proc = run_in_vllm_env(
+        PRELUDE + code,
+        env_extra={"TINY_MODEL": str(model)},
+        tensor_parallel_size=tp,
+        in_process=in_process,
+        timeout=timeout,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(MARK)]
+    assert proc.returncode == 0 and lines, (
+        f"snippet failed (rc={proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
+    )
+    return json.loads(lines[-1][len(MARK) :])
+
+
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def assert_valid_or_cut(proposals: list[dict[str, Any]]) -> None:
+    """Guided decoding: every finished output is a valid call; the rest were cut at max_tokens."""
+    for p in proposals:
+        if p["valid"]:
+            assert validate_tool_call(p["call"]) is None, p
+            assert p["finish_reason"] == "stop", p
+            # compact JSON: the grammar allowed no whitespace outside strings
+            assert not re.search(r"\s", STRING.sub('""', p["raw_text"])), p["raw_text"]
+            assert set(p["repairs"]) <= {
+                "control characters in strings",
+                "pcre2 set: the pattern uses a look-around or back-reference",
+            }, p
+        else:
+            assert (p["error"], p["finish_reason"]) == (LENGTH_ERROR, "length"), p
+            assert p["raw_text"], p
+    assert any(p["valid"] for p in proposals), proposals
+
+
+def test_guided_decoding_batch_and_n(tiny_model: Path) -> None:
+    result = run_snippet(
+        """
+bps = load_seed_blueprints()[:6]
+settings = VllmSettings(model=MODEL, tensor_parallel_size=1, max_model_len=2048,
+                        dtype="float32", enforce_eager=True)
+engine = get_vllm_engine(settings)
+seen = []
+proposals = engine.propose(bps, n=2, prompt=SHORT_PROMPT, on_progress=lambda d, t: seen.append([d, t]),
+                           settings=SamplingSettings(temperature=1.0, max_tokens=1536, seed=11))
+report({"ids": [b.id for b in bps], "same": get_vllm_engine(settings) is engine, "progress": seen,
+        "proposals": [proposal_to_dict(p) for p in proposals]})
+finish()
+""",
+        tiny_model,
+        in_process=True,
+    )
+    proposals = result["proposals"]
+    # (b) one batch: every blueprint, n=2 each, in blueprint order, with its own prompt
+    assert [p["blueprint_id"] for p in proposals] == [i for i in result["ids"] for _ in range(2)]
+    assert result["progress"] == [[6, 6]]
+    for p in proposals:
+        assert (p["engine"], p["model"]) == ("vllm", str(tiny_model))
+        assert p["sampling"] == {
+            "n": 2,
+            "temperature": 1.0,
+            "top_p": 0.95,
+            "max_tokens": 1536,
+            "seed": 11,
+            "batch_size": 6,
+        }
+        assert p["prompt_tokens"] > 0 and p["completion_tokens"] > 0
+    intents = {b.id: b.intent for b in load_seed_blueprints()}
+    for p in proposals:
+        assert json.loads(p["prompt"])[-1]["content"] == intents[p["blueprint_id"]]
+    # (a) the grammar is what makes these calls valid
+    assert_valid_or_cut(proposals)
+    assert result["same"] is True
+
+
+def test_default_tensor_parallel_2_runs_and_switching_settings_frees_the_old_engine(
+    tiny_model: Path,
+) -> None:
+    result = run_snippet(
+        """
+import psutil
+from dataclasses import replace
+def vllm_children():
+    return {p.pid: p.name() for p in psutil.Process().children(recursive=True)
+            if "VLLM" in p.name() or "Worker" in p.name()}
+def alive(pids):
+    out = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                out.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+bps = load_seed_blueprints()[:2]
+sampling = SamplingSettings(temperature=1.0, max_tokens=64, seed=3)
+settings = VllmSettings(model=MODEL, max_model_len=1024, dtype="float32", enforce_eager=True)
+first = get_vllm_engine(settings)
+tp = first._llm.llm_engine.vllm_config.parallel_config.tensor_parallel_size
+before = vllm_children()
+out1 = first.propose(bps, n=1, prompt=SHORT_PROMPT, settings=sampling)
+second = get_vllm_engine(replace(settings, tensor_parallel_size=1))
+old_still_alive = alive(before)
+out2 = second.propose(bps, n=1, prompt=SHORT_PROMPT, settings=sampling)
+try:
+    first.propose(bps, n=1)
+    reuse_error = ""
+except Exception as err:
+    reuse_error = str(err)
+report({"default_tp": settings.tensor_parallel_size, "tp": tp, "workers": sorted(before.values()),
+        "first_shut_down": first.is_shut_down, "old_still_alive": old_still_alive,
+        "second_is_new": second is not first, "reuse_error": reuse_error,
+        "out1": [proposal_to_dict(p) for p in out1], "out2": [proposal_to_dict(p) for p in out2]})
+finish()
+""",
+        tiny_model,
+        tp=2,
+    )
+    # (c) the default really is tp=2, and two tensor-parallel workers ran it
+    assert result["default_tp"] == 2 and result["tp"] == 2
+    assert sum("Worker" in name for name in result["workers"]) == 2, result["workers"]
+    assert len(result["out1"]) == 2
+    # (d) asking for other settings shut the old engine down: its processes are gone
+    assert result["first_shut_down"] is True
+    assert result["old_still_alive"] == []
+    assert result["second_is_new"] is True
+    assert len(result["out2"]) == 2
+    assert "shut down" in result["reuse_error"]
+    for p in result["out1"] + result["out2"]:
+        assert p["valid"] or p["error"] == LENGTH_ERROR
+
+
+# --- (e) `vllm serve` driven by the OpenAI-compatible engine --------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    python = vllm_python()
+    assert python is not None
+    port = free_port()
+    log = tmp_path_factory.mktemp("vllm-serve") / "server.log"
+    args = [
+        str(python),
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        str(tiny_model),
+        "--served-model-name",
+        "tiny",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--max-model-len",
+        "2048",
+        "--dtype",
+        "float32",
+        "--enforce-eager",
+        # Compact JSON needs an explicit backend; guidance takes every schema vLLM is given.
+        "--structured-outputs-config",
+        json.dumps({"backend": "guidance", "disable_any_whitespace": True}),
+    ]
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            args,
+            env=vllm_env(),
+            cwd=str(Path(__file__).resolve().parents[2]),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"vllm serve exited with {proc.returncode}:\n{log.read_text()[-6000:]}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"vllm serve not healthy after 300 s:\n{log.read_text()[-6000:]}")
+            time.sleep(1)
+        yield base_url
+    finally:
+        import os
+        import signal
+
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.mark.parametrize("schema_mode", ["response_format", "structured_outputs"])
+def test_openai_engine_against_vllm_serve_with_the_schema_enforced(
+    vllm_server: str, schema_mode: str
+) -> None:
+    engine = OpenAIEngine(
+        OpenAISettings(
+            base_urls=(vllm_server,), model="tiny", schema_mode=schema_mode, max_concurrency=4
+        )
+    )
+    blueprints = load_seed_blueprints()[:4]
+    proposals: list[Proposal] = engine.propose(
+        blueprints,
+        n=2,
+        prompt=PromptConfig(rules=(), schema="none"),
+        settings=SamplingSettings(temperature=1.0, max_tokens=1536, seed=5),
+    )
+    assert [p.blueprint_id for p in proposals] == [b.id for b in blueprints for _ in range(2)]
+    rows = [
+        {
+            "valid": p.valid,
+            "call": p.call.to_dict() if p.call else None,
+            "finish_reason": p.finish_reason,
+            "repairs": list(p.repairs),
+            "error": p.error,
+            "raw_text": p.raw_text,
+        }
+        for p in proposals
+    ]
+    assert_valid_or_cut(rows)
+    assert all(p.prompt_tokens and p.prompt_tokens > 0 for p in proposals)
+
+
+def test_cli_propose_with_the_vllm_engine_writes_jsonl(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "proposals.jsonl"
+    ids = [b.id for b in load_seed_blueprints()[:2]]
+    proc = run_in_vllm_env(
+        ["-m", "codesearch_core", "propose", "--engine", "vllm", "--model", str(tiny_model),
+         "--tp", "1", "--max-model-len", "2048", "--dtype", "float32", "--enforce-eager",
+         "--n", "2", "--max-tokens", "512", "--seed", "9", "--ids", *ids, "--out", str(out)],
+        in_process=True,
+        timeout=400,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["blueprint_id"] for r in rows] == [i for i in ids for _ in range(2)]
+    assert {(r["engine"], r["model"]) for r in rows} == {("vllm", str(tiny_model))}
+    assert_valid_or_cut(rows)
+    assert "4 proposals (" in proc.stdout
+    assert "2/2 blueprints" in proc.stderr

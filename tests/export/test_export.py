@@ -1,0 +1,312 @@
+"""Exports: xLAM, chat and preference pairs, loaded back with the `datasets` library and checked
+against the layouts that training code expects."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from store_helpers import blueprint, finding, grade, invalid_proposal, proposal, reward, run_ok
+
+from codesearch_core.export.formats import OPENAI_TOOLS, xlam_tools
+from codesearch_core.export.writers import ExportFormat, export, manifest_path, preview
+from codesearch_core.models import Proposal, sha256_hex
+from codesearch_core.store.core import Store
+from codesearch_core.store.types import QueueFilters
+from codesearch_core.tools.schemas import (
+    AST_GREP_PATTERN_ARGUMENTS,
+    AST_GREP_RULE_ARGUMENTS,
+    RIPGREP_ARGUMENTS,
+    parse_tool_call,
+)
+
+XLAM_TYPES = {"str", "bool", "int", "List[str]", "dict"}
+
+Loader = Callable[[Path], Any]
+
+
+@pytest.fixture(scope="session")
+def load_jsonl(tmp_path_factory: pytest.TempPathFactory) -> Loader:
+    """`datasets.load_dataset("json", ...)` on a local file, offline, with a throw-away cache."""
+    home = tmp_path_factory.mktemp("hf_home")
+    os.environ["HF_HOME"] = str(home)
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    import datasets
+
+    def load(path: Path) -> Any:
+        return datasets.load_dataset(
+            "json", data_files=str(path), split="train", cache_dir=str(home / "cache")
+        )
+
+    return load
+
+
+def _add(store: Store, bp_proposal: Proposal) -> str:
+    [pid] = store.add_proposals([bp_proposal])
+    return pid
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """bp-000: two accepted (F1 0.9 and 0.5), one rejected, one invalid rejected.
+    bp-001 (ripgrep, go): one accepted that repeats the reference call, one rejected.
+    bp-002: nothing decided. bp-003: only a rejected proposal."""
+    s = Store(tmp_path / "studio.duckdb")
+    bps = [
+        blueprint(0),
+        blueprint(1, tool="ripgrep_search", language="go", tags=("pcre2",)),
+        blueprint(2),
+        blueprint(3, language="go", intent="Find the café handlers"),
+    ]
+    s.add_blueprints(bps)
+    ids: dict[str, str] = {}
+    for name, prop, action, f1 in [
+        ("A", proposal(bps[0], "good", engine="vllm", model="qwen"), "accept", 0.9),
+        ("B", proposal(bps[0], "bad", mutation_kind="widen_scope"), "reject", 0.1),
+        ("C", invalid_proposal(bps[0]), "reject", None),
+        ("D", proposal(bps[0], "ok"), "accept", 0.5),
+        ("E", proposal(bps[1], "nope"), "reject", 0.0),
+        ("G", proposal(bps[3], "wrong"), "reject", 0.2),
+    ]:
+        ids[name] = _add(s, prop)
+        if f1 is not None:
+            s.record_execution_and_grade(ids[name], run_ok(finding()), grade(f1), reward(f1))
+        s.record_decision(ids[name], action, "ann", note=f"{name} noted")
+    reference = bps[1].reference_call
+    f = Proposal(
+        blueprint_id=bps[1].id,
+        engine="vllm",
+        model="qwen",
+        raw_text=reference.to_json(),
+        call=reference,
+        valid=True,
+    )
+    ids["F"] = _add(s, f)
+    s.record_execution_and_grade(ids["F"], run_ok(finding()), grade(1.0), reward(1.0))
+    s.record_decision(ids["F"], "accept", "bob")
+    s.add_proposals([proposal(bps[2], "undecided")])
+    s.ids = ids  # type: ignore[attr-defined]
+    yield s
+    s.close()
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _ids(store: Store, *names: str) -> list[str]:
+    return [store.ids[n] for n in names]  # type: ignore[attr-defined]
+
+
+# --- xLAM ------------------------------------------------------------------------------------------
+
+
+def test_xlam_loads_with_datasets_in_the_xlam_layout(
+    store: Store, tmp_path: Path, load_jsonl: Loader
+) -> None:
+    out = tmp_path / "xlam.jsonl"
+    manifest = export(store, ExportFormat.XLAM, out)
+    ds = load_jsonl(out)
+    assert ds.num_rows == manifest.rows == 3
+    assert {k: ds.features[k].dtype for k in ("id", "query", "tools", "answers")} == {
+        "id": "int64",
+        "query": "string",
+        "tools": "string",
+        "answers": "string",
+    }
+    assert ds["id"] == [0, 1, 2]
+    for row in ds:
+        tools = json.loads(row["tools"])
+        assert [t["name"] for t in tools] == ["ast_grep_search", "ripgrep_search"]
+        for tool in tools:
+            assert isinstance(tool["description"], str) and tool["description"]
+            for spec in tool["parameters"].values():
+                assert spec["type"] in XLAM_TYPES and isinstance(spec["description"], str)
+        answers = json.loads(row["answers"])
+        assert isinstance(answers, list) and len(answers) == 1
+        assert set(answers[0]) == {"name", "arguments"}
+        assert isinstance(answers[0]["arguments"], dict)
+        parse_tool_call(answers[0])  # every answer is a valid call
+
+
+def test_xlam_holds_only_accepted_calls_in_blueprint_then_proposal_order(
+    store: Store, tmp_path: Path
+) -> None:
+    out = tmp_path / "xlam.jsonl"
+    export(store, ExportFormat.XLAM, out, with_meta=True)
+    rows = _read(out)
+    accepted = sorted(_ids(store, "A", "D"))
+    assert [r["meta"]["proposal_id"] for r in rows] == [*accepted, store.ids["F"]]  # type: ignore[attr-defined]
+    assert rows[0]["query"] == "Find the calls to handler_0"
+    meta = rows[-1]["meta"]
+    assert meta["decision"]["reviewer"] == "bob" and meta["decision"]["action"] == "accept"
+    assert meta["grade"]["span_f1"] == 1.0 and meta["source"] == "proposal"
+    assert meta["call_hash"] == sha256_hex(
+        json.dumps(json.loads(rows[-1]["answers"])[0], sort_keys=True, separators=(",", ":"))
+    )
+
+
+def test_reference_calls_join_as_gold_items_once(store: Store, tmp_path: Path) -> None:
+    out = tmp_path / "xlam.jsonl"
+    export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
+    rows = _read(out)
+    sources = [(r["meta"]["blueprint_id"], r["meta"]["source"]) for r in rows]
+    assert sources == [
+        ("bp-000", "reference"),
+        ("bp-000", "proposal"),
+        ("bp-000", "proposal"),
+        ("bp-001", "proposal"),  # the reference call itself was accepted: written once
+        ("bp-002", "reference"),
+        ("bp-003", "reference"),
+    ]
+    assert [r["id"] for r in rows] == list(range(6))
+
+
+def test_the_same_store_exports_the_same_bytes(store: Store, tmp_path: Path) -> None:
+    first = export(store, ExportFormat.XLAM, tmp_path / "a.jsonl", include_reference=True)
+    second = export(store, ExportFormat.XLAM, tmp_path / "b.jsonl", include_reference=True)
+    assert first.sha256 == second.sha256
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        (QueueFilters(tool="ripgrep_search"), ["F"]),
+        (QueueFilters(language="python"), ["A", "D"]),
+        (QueueFilters(min_f1=0.6), ["A", "F"]),
+        (QueueFilters(engine="vllm", model="qwen"), ["A", "F"]),
+        (QueueFilters(tag="pcre2"), ["F"]),
+    ],
+)
+def test_export_filters(
+    store: Store, tmp_path: Path, filters: QueueFilters, expected: list[str]
+) -> None:
+    out = tmp_path / "x.jsonl"
+    manifest = export(store, ExportFormat.XLAM, out, filters=filters, with_meta=True)
+    got = [r["meta"]["proposal_id"] for r in _read(out)]
+    assert sorted(got) == sorted(_ids(store, *expected))
+    assert manifest.filters == {k: v for k, v in filters.to_dict().items() if k != "decision"}
+
+
+def test_the_manifest_describes_the_file(store: Store, tmp_path: Path) -> None:
+    out = tmp_path / "exports" / "xlam.jsonl"
+    manifest = export(store, ExportFormat.XLAM, out, filters=QueueFilters(language="python"))
+    saved = json.loads(manifest_path(out).read_text(encoding="utf-8"))
+    assert saved == json.loads(json.dumps(manifest.to_dict()))
+    assert saved["format"] == "xlam" and saved["rows"] == 2
+    assert saved["sha256"] == sha256_hex(out.read_text(encoding="utf-8"))
+    assert saved["bytes"] == out.stat().st_size
+    assert saved["filters"] == {"language": "python"}
+    assert saved["counts"]["proposal"] == 2
+    assert saved["store"]["state"]["decision_events"] == 7
+    assert saved["code_version"]
+    assert saved["created_at"].endswith("Z")
+
+
+def test_an_export_that_matches_nothing_writes_an_empty_file(store: Store, tmp_path: Path) -> None:
+    out = tmp_path / "none.jsonl"
+    assert export(store, ExportFormat.XLAM, out, filters=QueueFilters(language="rust")).rows == 0
+    assert out.read_bytes() == b""
+
+
+# --- tool definitions ------------------------------------------------------------------------------
+
+
+def test_every_schema_argument_is_advertised_in_both_tool_styles() -> None:
+    ripgrep = set(RIPGREP_ARGUMENTS["properties"])
+    ast_grep = set(AST_GREP_PATTERN_ARGUMENTS["properties"]) | set(
+        AST_GREP_RULE_ARGUMENTS["properties"]
+    )
+    xlam = {t["name"]: set(t["parameters"]) for t in xlam_tools()}
+    openai = {
+        t["function"]["name"]: set(t["function"]["parameters"]["properties"]) for t in OPENAI_TOOLS
+    }
+    assert xlam == openai == {"ripgrep_search": ripgrep, "ast_grep_search": ast_grep}
+    types = {t["name"]: {k: v["type"] for k, v in t["parameters"].items()} for t in xlam_tools()}
+    assert types["ast_grep_search"]["rule"] == "dict"
+    assert types["ripgrep_search"]["file_types"] == "List[str]"
+    assert types["ripgrep_search"]["pcre2"] == "bool"
+    assert types["ripgrep_search"]["context_lines"] == "int"
+
+
+def test_openai_tool_parameters_are_json_schemas_that_accept_the_calls() -> None:
+    for tool in OPENAI_TOOLS:
+        jsonschema.Draft202012Validator.check_schema(tool["function"]["parameters"])
+    by_name = {t["function"]["name"]: t["function"]["parameters"] for t in OPENAI_TOOLS}
+    for call in [
+        {
+            "name": "ripgrep_search",
+            "arguments": {"pattern": "(?<=x)y", "pcre2": True, "globs": ["*.c"]},
+        },
+        {"name": "ast_grep_search", "arguments": {"pattern": "f($A)", "language": "python"}},
+        {"name": "ast_grep_search", "arguments": {"rule": {"kind": "call"}, "language": "go"}},
+    ]:
+        parse_tool_call(call)
+        jsonschema.validate(call["arguments"], by_name[call["name"]])
+
+
+# --- chat ------------------------------------------------------------------------------------------
+
+
+def test_chat_loads_with_datasets_as_openai_messages_with_tool_calls(
+    store: Store, tmp_path: Path, load_jsonl: Loader
+) -> None:
+    out = tmp_path / "chat.jsonl"
+    manifest = export(store, ExportFormat.CHAT, out, include_reference=True)
+    ds = load_jsonl(out)
+    assert ds.num_rows == manifest.rows == 6
+    for row in ds:
+        roles = [m["role"] for m in row["messages"]]
+        assert roles == ["system", "user", "assistant"]
+        assert isinstance(row["messages"][1]["content"], str)
+        [tool_call] = row["messages"][2]["tool_calls"]
+        assert tool_call["type"] == "function" and len(tool_call["id"]) == 9
+        function = tool_call["function"]
+        assert isinstance(function["arguments"], str)
+        arguments = json.loads(function["arguments"])
+        parse_tool_call({"name": function["name"], "arguments": arguments})
+        tools = {t["function"]["name"]: t for t in row["tools"]}
+        assert set(tools) == {"ast_grep_search", "ripgrep_search"}
+        assert all(t["type"] == "function" for t in tools.values())
+        jsonschema.validate(arguments, tools[function["name"]]["function"]["parameters"])
+    assert ds[5]["messages"][1]["content"] == "Find the café handlers"
+
+
+# --- preference pairs ------------------------------------------------------------------------------
+
+
+def test_pairs_load_with_datasets_one_per_rejected_proposal(
+    store: Store, tmp_path: Path, load_jsonl: Loader
+) -> None:
+    out = tmp_path / "pairs.jsonl"
+    manifest = export(store, ExportFormat.PAIRS, out, with_meta=True)
+    ds = load_jsonl(out)
+    assert ds.num_rows == manifest.rows == 4
+    rows = _read(out)
+    rejected = [r["meta"]["rejected"]["proposal_id"] for r in rows]
+    assert sorted(rejected[:2]) == sorted(_ids(store, "B", "C"))
+    assert rejected[2:] == _ids(store, "E", "G")
+    chosen = [(r["meta"]["chosen"]["source"], r["meta"]["chosen"]["proposal_id"]) for r in rows]
+    a, f = _ids(store, "A", "F")
+    assert chosen == [("proposal", a), ("proposal", a), ("proposal", f), ("reference", None)]
+    for row in ds:
+        assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+        assert [m["role"] for m in row["chosen"]] == ["assistant"]
+        assert [m["role"] for m in row["rejected"]] == ["assistant"]
+        assert row["chosen"][0]["tool_calls"]
+    invalid = next(r for r in rows if r["meta"]["rejected"]["proposal_id"] == store.ids["C"])  # type: ignore[attr-defined]
+    assert "tool_calls" not in invalid["rejected"][0]
+    assert invalid["rejected"][0]["content"].startswith('{"name": "ripgrep_search"')
+    assert manifest.counts["chosen_reference"] == 1 and manifest.counts["rejected_invalid"] == 1
+
+
+def test_preview_is_the_head_of_the_export(store: Store, tmp_path: Path) -> None:
+    out = tmp_path / "chat.jsonl"
+    export(store, ExportFormat.CHAT, out, include_reference=True)
+    assert preview(store, "chat", limit=2, include_reference=True) == _read(out)[:2]

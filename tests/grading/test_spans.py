@@ -1,0 +1,258 @@
+"""Span matching (one-to-one, maximum, tolerant), scores, file IoU and the findings diff."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codesearch_core.grading.spans import diff_findings, file_iou, grade, grade_and_diff
+from codesearch_core.models import Finding, Grade, Span
+
+
+def f(path: str, start: int, end: int | None = None, col: int = 1) -> Finding:
+    end = start if end is None else end
+    return Finding(path, start, col, end, col + 3, 0, 3, "abc")
+
+
+def s(path: str, start: int, end: int | None = None) -> Span:
+    return Span(path, start, start if end is None else end)
+
+
+# ----------------------------------------------------------------------------- edge cases
+
+
+def test_both_empty_is_a_perfect_grade() -> None:
+    g = grade([], [])
+    assert (g.span_precision, g.span_recall, g.span_f1, g.file_iou) == (1.0, 1.0, 1.0, 1.0)
+    assert (g.n_predicted, g.n_expected, g.n_matched) == (0, 0, 0)
+
+
+def test_nothing_found_when_something_was_expected_scores_zero() -> None:
+    g = grade([], [s("a.py", 3)])
+    assert (g.span_precision, g.span_recall, g.span_f1, g.file_iou) == (0.0, 0.0, 0.0, 0.0)
+    assert g.n_expected == 1
+
+
+def test_findings_when_nothing_was_expected_score_zero() -> None:
+    g = grade([f("a.py", 3)], [])
+    assert (g.span_precision, g.span_recall, g.span_f1, g.file_iou) == (0.0, 0.0, 0.0, 0.0)
+    assert g.n_predicted == 1
+
+
+def test_exact_match_is_perfect() -> None:
+    g = grade([f("a.py", 3), f("b/c.go", 10, 12)], [s("a.py", 3), s("b/c.go", 10, 12)])
+    assert g == Grade(1.0, 1.0, 1.0, 1.0, 2, 2, 2)
+
+
+def test_partial_match_scores_precision_recall_and_f1() -> None:
+    g = grade([f("a.py", 1), f("a.py", 5), f("a.py", 9)], [s("a.py", 1), s("a.py", 7)])
+    assert g.n_matched == 1
+    assert g.span_precision == pytest.approx(1 / 3)
+    assert g.span_recall == pytest.approx(1 / 2)
+    assert g.span_f1 == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))
+
+
+def test_same_lines_in_another_file_do_not_match() -> None:
+    g = grade([f("a.py", 3)], [s("b.py", 3)])
+    assert g.n_matched == 0
+    assert g.file_iou == 0.0
+
+
+# ----------------------------------------------------------------------------- collapsing
+
+
+def test_submatches_on_one_line_collapse_to_one_predicted_span() -> None:
+    # rg reports each submatch; for "did you find the right code" they are one answer.
+    predicted = [f("a.py", 4, col=1), f("a.py", 4, col=20), f("a.py", 4, col=40)]
+    g = grade(predicted, [s("a.py", 4)])
+    assert (g.n_predicted, g.n_matched, g.span_precision, g.span_f1) == (1, 1, 1.0, 1.0)
+
+
+def test_duplicate_predictions_count_once_and_are_not_extras() -> None:
+    d = diff_findings([f("a.py", 4), f("a.py", 4), f("a.py", 4)], [s("a.py", 4)])
+    assert len(d.hits) == 1
+    assert d.extras == ()
+    assert d.hits[0][0] == f("a.py", 4)
+
+
+def test_duplicate_expected_spans_collapse_too() -> None:
+    g = grade([f("a.py", 4)], [s("a.py", 4), s("a.py", 4)])
+    assert (g.n_expected, g.n_matched, g.span_recall) == (1, 1, 1.0)
+
+
+def test_different_line_ranges_on_the_same_start_are_distinct_spans() -> None:
+    g = grade([f("a.py", 4, 4), f("a.py", 4, 6)], [s("a.py", 4, 6)])
+    assert (g.n_predicted, g.n_matched) == (2, 1)
+
+
+# ----------------------------------------------------------------------------- matching rule
+
+
+def test_overlapping_multiline_spans_match() -> None:
+    # A predicted call on line 12 inside an expected function spanning 10-20.
+    g = grade([f("a.py", 12)], [s("a.py", 10, 20)])
+    assert g.n_matched == 1
+
+
+def test_adjacent_but_disjoint_spans_do_not_match_without_tolerance() -> None:
+    assert grade([f("a.py", 5)], [s("a.py", 4)]).n_matched == 0
+    assert grade([f("a.py", 5, 7)], [s("a.py", 8, 9)]).n_matched == 0
+
+
+def test_tolerance_is_how_many_line_numbers_apart_spans_may_be() -> None:
+    assert grade([f("a.py", 6)], [s("a.py", 4)], line_tolerance=1).n_matched == 0
+    assert grade([f("a.py", 6)], [s("a.py", 4)], line_tolerance=2).n_matched == 1
+    # Line 2 ends the prediction, line 5 starts the expected span: 3 lines apart.
+    assert grade([f("a.py", 1, 2)], [s("a.py", 5, 9)], line_tolerance=3).n_matched == 1
+    assert grade([f("a.py", 1, 2)], [s("a.py", 5, 9)], line_tolerance=2).n_matched == 0
+
+
+def test_negative_tolerance_is_refused() -> None:
+    with pytest.raises(ValueError, match="line_tolerance"):
+        grade([f("a.py", 1)], [s("a.py", 1)], line_tolerance=-1)
+
+
+def test_malformed_spans_are_refused() -> None:
+    with pytest.raises(ValueError, match="start_line <= end_line"):
+        grade([f("a.py", 5, 4)], [s("a.py", 1)])
+    with pytest.raises(ValueError, match="expected"):
+        grade([f("a.py", 1)], [s("a.py", 0)])
+
+
+def test_one_expected_span_absorbs_only_one_prediction() -> None:
+    # Three calls inside one expected function: one hit, two extras.
+    d = diff_findings([f("a.py", 11), f("a.py", 12), f("a.py", 13)], [s("a.py", 10, 20)])
+    assert len(d.hits) == 1
+    assert len(d.extras) == 2
+    assert d.misses == ()
+
+
+def test_one_prediction_satisfies_only_one_expected_span() -> None:
+    d = diff_findings([f("a.py", 1, 30)], [s("a.py", 2), s("a.py", 5), s("a.py", 9)])
+    assert len(d.hits) == 1
+    assert len(d.misses) == 2
+
+
+def test_matching_is_maximum_not_first_come() -> None:
+    # A naive greedy pairs the long prediction with the first expected span and misses one.
+    predicted = [f("a.py", 1, 5), f("a.py", 1)]
+    expected = [s("a.py", 1), s("a.py", 5)]
+    g = grade(predicted, expected)
+    assert g.n_matched == 2
+
+
+def test_identical_spans_are_paired_when_that_loses_nothing() -> None:
+    d = diff_findings([f("a.py", 3), f("a.py", 1, 3)], [s("a.py", 1, 3), s("a.py", 3)])
+    pairs = {(h[0].start_line, h[0].end_line, h[1].start_line, h[1].end_line) for h in d.hits}
+    assert pairs == {(1, 3, 1, 3), (3, 3, 3, 3)}
+
+
+def test_diff_lists_hits_misses_and_extras_sorted() -> None:
+    predicted = [f("b.py", 9), f("a.py", 2), f("a.py", 40)]
+    expected = [s("a.py", 2), s("b.py", 1), s("a.py", 30)]
+    d = diff_findings(predicted, expected)
+    assert [(h[0].path, h[0].start_line) for h in d.hits] == [("a.py", 2)]
+    assert d.misses == (s("a.py", 30), s("b.py", 1))
+    assert [(x.path, x.start_line) for x in d.extras] == [("a.py", 40), ("b.py", 9)]
+
+
+def test_grade_and_diff_agree_with_the_separate_functions() -> None:
+    predicted = [f("a.py", 2), f("a.py", 3, 8), f("c.py", 1)]
+    expected = [s("a.py", 2), s("a.py", 5), s("b.py", 1)]
+    g, d = grade_and_diff(predicted, expected, line_tolerance=1)
+    assert g == grade(predicted, expected, line_tolerance=1)
+    assert d == diff_findings(predicted, expected, line_tolerance=1)
+    assert len(d.hits) == g.n_matched
+
+
+# ----------------------------------------------------------------------------- file IoU
+
+
+def test_file_iou_is_intersection_over_union_of_paths() -> None:
+    assert file_iou(["a", "b", "b"], ["b", "c"]) == pytest.approx(1 / 3)
+    assert file_iou([], []) == 1.0
+    assert file_iou(["a"], []) == 0.0
+
+
+def test_grade_file_iou_ignores_line_agreement() -> None:
+    g = grade([f("a.py", 1)], [s("a.py", 50)])
+    assert g.file_iou == 1.0
+    assert g.span_f1 == 0.0
+
+
+# ----------------------------------------------------------------------------- properties
+
+_span = st.builds(
+    lambda p, start, length: Span(p, start, start + length),
+    st.sampled_from(["a.py", "b.py", "src/c.go"]),
+    st.integers(1, 15),
+    st.sampled_from([0, 0, 0, 1, 2, 6]),
+)
+_spans = st.lists(_span, max_size=10)
+
+
+def _maximum_matching_size(predicted: list[Span], expected: list[Span], tol: int) -> int:
+    """Reference: augmenting paths over the full compatibility graph (Kuhn's algorithm)."""
+    ps, es = sorted(set(predicted)), sorted(set(expected))
+    adj = [
+        [
+            j
+            for j, e in enumerate(es)
+            if p.path == e.path
+            and p.start_line <= e.end_line + tol
+            and e.start_line <= p.end_line + tol
+        ]
+        for p in ps
+    ]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in adj[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return sum(augment(i, set()) for i in range(len(ps)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_spans, _spans, st.sampled_from([0, 0, 1, 3]))
+def test_matched_count_is_the_maximum_one_to_one_matching(
+    predicted: list[Span], expected: list[Span], tol: int
+) -> None:
+    g = grade(predicted, expected, line_tolerance=tol)
+    assert g.n_matched == _maximum_matching_size(predicted, expected, tol)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans, _spans, st.sampled_from([0, 2]))
+def test_f1_and_file_iou_are_symmetric(a: list[Span], b: list[Span], tol: int) -> None:
+    ab, ba = grade(a, b, line_tolerance=tol), grade(b, a, line_tolerance=tol)
+    assert math.isclose(ab.span_f1, ba.span_f1)
+    assert ab.file_iou == ba.file_iou
+    assert math.isclose(ab.span_precision, ba.span_recall)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans, _spans)
+def test_diff_partitions_the_distinct_spans(predicted: list[Span], expected: list[Span]) -> None:
+    findings = [Finding(x.path, x.start_line, 1, x.end_line, 2, 0, 1, "x") for x in predicted]
+    d = diff_findings(findings, expected)
+    assert len(d.hits) + len(d.misses) == len(set(expected))
+    assert len(d.hits) + len(d.extras) == len(set(predicted))
+    for p, e in d.hits:
+        assert p.path == e.path and p.start_line <= e.end_line and e.start_line <= p.end_line
+
+
+def test_more_tolerance_never_lowers_the_match_count() -> None:
+    predicted = [f("a.py", n) for n in range(1, 40, 3)]
+    expected = [s("a.py", n) for n in range(2, 40, 4)]
+    counts = [grade(predicted, expected, line_tolerance=t).n_matched for t in range(5)]
+    assert counts == sorted(counts)
+    assert counts[0] < counts[-1]

@@ -1,0 +1,165 @@
+"""Opening a store file: creation, forward migration, and a clear error for every file it cannot use."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pytest
+from store_helpers import blueprint, proposal
+
+from codesearch_core.errors import StoreError
+from codesearch_core.store.core import Store
+from codesearch_core.store.rows import (
+    BLUEPRINT_COLUMNS,
+    PROPOSAL_COLUMNS,
+    blueprint_row,
+    proposal_id,
+    proposal_row,
+    utc_now,
+)
+from codesearch_core.store.schema import SCHEMA_VERSION, apply_migrations, read_schema_version
+
+
+def test_a_new_store_has_the_current_schema(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "dir" / "studio.duckdb"
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.counts().blueprints == 0
+    assert path.is_file()
+
+
+def _write_v1_store(path: Path) -> None:
+    """A file as the first schema version left it, with one blueprint and one proposal."""
+    conn = duckdb.connect(str(path))
+    apply_migrations(conn, current=0, upto=1)
+    bp = blueprint(1)
+    now = utc_now()
+    conn.execute(
+        f"INSERT INTO blueprints ({', '.join(BLUEPRINT_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * len(BLUEPRINT_COLUMNS))})",
+        list(blueprint_row(bp, source="v1", now=now)),
+    )
+    prop = proposal(bp)
+    conn.execute(
+        f"INSERT INTO proposals ({', '.join(PROPOSAL_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * len(PROPOSAL_COLUMNS))})",
+        list(proposal_row(prop, pid=proposal_id(prop), blueprint_seq=1, now=now)),
+    )
+    assert read_schema_version(conn) == 1
+    conn.close()
+
+
+def test_an_older_store_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    _write_v1_store(path)
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        bp = store.get_blueprint("bp-001")
+        assert bp == blueprint(1)
+        # v2 back-filled the audit trail and the sightings of what v1 stored.
+        assert [r.revision for r in store.blueprint_revisions(bp.id)] == [1]
+        stored = store.get_proposal(proposal_id(proposal(bp)))
+        assert stored is not None and stored.sightings == 1
+        assert store.upsert_blueprint(blueprint(1, intent="Find handler_1 calls")) == "updated"
+        assert [r.revision for r in store.blueprint_revisions(bp.id)] == [1, 2]
+    conn = duckdb.connect(str(path))
+    assert read_schema_version(conn) == SCHEMA_VERSION
+    conn.close()
+
+
+def test_a_store_from_a_newer_build_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.duckdb"
+    Store(path).close()
+    conn = duckdb.connect(str(path))
+    conn.execute("INSERT INTO schema_version VALUES (99, now()::TIMESTAMP)")
+    conn.close()
+    with pytest.raises(StoreError, match=r"newer codesearch-gym \(schema 99, this build knows 2\)"):
+        Store(path)
+
+
+def test_a_foreign_duckdb_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("CREATE TABLE measurements (x INTEGER)")
+    conn.close()
+    with pytest.raises(StoreError, match=r"not a codesearch store.*measurements"):
+        Store(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (os.urandom(64 * 1024), "not a DuckDB database"),
+        (b"", "an empty file"),
+        (None, "a SQLite database"),
+    ],
+)
+def test_a_file_that_is_not_a_store_is_refused(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    path = tmp_path / "studio.duckdb"
+    if content is None:
+        lite = sqlite3.connect(path)
+        lite.execute("CREATE TABLE t (x)")
+        lite.commit()
+        lite.close()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(StoreError, match=message):
+        Store(path)
+    assert path.exists(), "the file is left for the user to inspect"
+
+
+@pytest.mark.parametrize("keep_bytes", [12 * 1024, 64 * 1024])
+def test_a_truncated_store_is_refused(tmp_path: Path, keep_bytes: int) -> None:
+    # The headers survive (the file still says DUCK); the blocks they point to are gone.
+    path = tmp_path / "studio.duckdb"
+    with Store(path) as store:
+        store.add_blueprints([blueprint(i) for i in range(50)])
+    os.truncate(path, keep_bytes)
+    with pytest.raises(StoreError, match="damaged or truncated"):
+        Store(path)
+
+
+def test_a_directory_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a directory"):
+        Store(tmp_path)
+
+
+_HOLD = textwrap.dedent(
+    """
+    import sys
+    from codesearch_core.store.core import Store
+    store = Store(sys.argv[1])
+    print("ready", flush=True)
+    sys.stdin.readline()
+    store.close()
+    """
+)
+
+
+def test_a_second_process_gets_a_clear_error_not_a_hang(tmp_path: Path) -> None:
+    path = tmp_path / "studio.duckdb"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        with pytest.raises(StoreError, match=f"in use by process {holder.pid}"):
+            Store(path)
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(timeout=60)
+    with Store(path) as store:  # free again once the other process is gone
+        assert store.counts().blueprints == 0

@@ -1,0 +1,141 @@
+"""Blueprint authoring: drafts, the expected-findings table, uploads, what a curator types.
+Real corpora, real tools."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from codesearch_core import ingest, studio
+from codesearch_core.corpora.blueprints import dumps_blueprints_jsonl
+from codesearch_core.errors import InputFileError
+from codesearch_core.ingest.seeds import seed_blueprints
+from codesearch_core.models import Difficulty, Finding, Span
+from codesearch_core.store.core import Store
+from codesearch_core.studio import drafts
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(tmp_path / "studio.duckdb") as s:
+        yield s
+
+
+@pytest.fixture
+def seeded(store: Store) -> Store:
+    ingest.ensure_seeded(store)
+    return store
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("12", (12, 12)), ("3-7", (3, 7)), (" 4 : 9 ", (4, 9)), ("5\u20136", (5, 6))],
+)
+def test_line_ranges_are_read_as_a_curator_types_them(text: str, expected: tuple[int, int]) -> None:
+    assert drafts.parse_line_range(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "x", "0", "9-3", "1-2-3"])
+def test_bad_line_ranges_are_refused_with_the_text(text: str) -> None:
+    with pytest.raises(InputFileError, match="line"):
+        drafts.parse_line_range(text)
+
+
+def test_a_suggested_id_is_a_slug_of_the_intent_numbered_when_taken() -> None:
+    taken = {"webshop-useeffect-call-components"}
+    bp_id = studio.suggest_blueprint_id(
+        "webshop", "Find every useEffect call in the components", taken.__contains__
+    )
+    assert bp_id == "webshop-useeffect-call-components-2"
+
+
+def test_language_comes_from_ast_grep_or_from_the_files_found() -> None:
+    ag = {"name": "ast_grep_search", "arguments": {"pattern": "f()", "language": "tsx"}}
+    rg = {"name": "ripgrep_search", "arguments": {"pattern": "x"}}
+    assert studio.infer_language(ag) == "tsx"
+    assert (
+        studio.infer_language(rg, [Span("a.go", 1, 1), Span("b.go", 2, 2), Span("c.py", 1, 1)])
+        == "go"
+    )
+    assert studio.infer_language(rg, [Span("notes.txt", 1, 1)]) == "text"
+
+
+def _finding(path: str, line: int, text: str = "hit") -> Finding:
+    return Finding(path, line, 1, line, 4, 0, 3, text)
+
+
+def test_the_expected_table_shows_found_and_hand_added_spans_and_reads_back_the_ticks() -> None:
+    found = [_finding("a.py", 3, "foo()"), _finding("a.py", 3, "bar()"), _finding("b.py", 7)]
+    rows = studio.expected_table(found, [Span("a.py", 3, 3), Span("c.py", 10, 12)])
+    assert [(r["path"], r["lines"], r["expected"], r["source"]) for r in rows] == [
+        ("a.py", "3", True, "found"),
+        ("b.py", "7", False, "found"),
+        ("c.py", "10-12", True, "added"),
+    ]
+    rows[1]["expected"] = True
+    rows[2]["expected"] = False
+    assert studio.spans_from_table(rows) == (Span("a.py", 3, 3), Span("b.py", 7, 7))
+
+
+def test_a_draft_from_a_run_expects_everything_it_found(seeded: Store) -> None:
+    call = {"name": "ripgrep_search", "arguments": {"pattern": "System.out.println"}}
+    found = (
+        _finding("src/Main.java", 14),
+        _finding("src/Main.java", 14),
+        _finding("src/T.java", 2),
+    )
+    draft = studio.draft_from_run("ledger", call, found)
+    assert draft.expected == (Span("src/Main.java", 14, 14), Span("src/T.java", 2, 2))
+    assert draft.language == "java" and draft.editing is None
+
+
+def test_adding_a_span_checks_the_file_and_its_length() -> None:
+    draft = studio.BlueprintDraft(corpus="ledger", call={})
+    added = studio.add_expected_span(draft, "pom.xml", "1-2")
+    assert added.expected == (Span("pom.xml", 1, 2),)
+    with pytest.raises(InputFileError, match="not a file"):
+        studio.add_expected_span(draft, "nope.java", "1")
+    with pytest.raises(InputFileError, match="runs past its end"):
+        studio.add_expected_span(draft, "pom.xml", "100000")
+
+
+def test_a_draft_becomes_a_blueprint_or_an_error_that_names_the_field() -> None:
+    draft = studio.BlueprintDraft(
+        corpus="ledger",
+        call={"name": "ripgrep_search", "arguments": {"pattern": "TODO"}},
+        intent="  Find the TODO markers  ",
+        id="ledger-todos",
+        language="java",
+        expected=(Span("a.java", 3, 3),),
+        tags=("todo", " "),
+        difficulty=Difficulty.EASY,
+    )
+    bp = studio.blueprint_from_draft(draft)
+    assert (bp.id, bp.intent, bp.tags, bp.difficulty) == (
+        "ledger-todos",
+        "Find the TODO markers",
+        ("todo",),
+        Difficulty.EASY,
+    )
+    with pytest.raises(InputFileError, match="intent"):
+        studio.blueprint_from_draft(
+            studio.BlueprintDraft(corpus="ledger", call=draft.call, id="x", language="java")
+        )
+
+
+def test_tags_are_split_trimmed_and_deduplicated() -> None:
+    assert studio.parse_tags("react, pattern,\nreact ,, adversarial:x") == (
+        "react",
+        "pattern",
+        "adversarial:x",
+    )
+
+
+def test_an_upload_reports_every_bad_line_by_number() -> None:
+    good = dumps_blueprints_jsonl(seed_blueprints()[:2])
+    data = (good + "not json\n" + '{"id": "x"}\n').encode()
+    blueprints, errors = studio.check_upload(data, "mine.jsonl")
+    assert len(blueprints) == 2
+    assert [(e.line, e.source) for e in errors] == [(3, "mine.jsonl"), (4, "mine.jsonl")]
