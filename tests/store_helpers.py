@@ -119,3 +119,10 @@ def grade(f1: float) -> Grade:
 
 def reward(total: float = 0.5) -> Reward:
     return Reward(total, {"R_parse": 1.0, "R_find": total})
+
+
+def executed(store: Any, ids: Any, f1: float = 1.0) -> None:
+    """Record an ok run and a grade for each proposal id: only a call that ran can be accepted."""
+    store.record_executions_and_grades(
+        [(pid, run_ok(finding()), grade(f1), reward(f1)) for pid in ids]
+    )

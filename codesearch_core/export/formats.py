@@ -168,6 +168,8 @@ def meta(row: ExportRow) -> dict[str, Any]:
         "grade": None if row.grade is None else dict(row.grade),
         "reward": row.reward,
         "decision": None if row.decision is None else dict(row.decision),
+        # Why a rejected answer is one: reviewers rejected it, or its call failed to run.
+        "run_failed": row.run_ok is False,
     }
 
 

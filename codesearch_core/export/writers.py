@@ -1,7 +1,10 @@
 """Curated items out of the store as training data: xLAM, chat (SFT) and preference-pair JSONL.
 
-Only accepted proposals are exported (and, with `include_reference`, each matching blueprint's
-reference call as a gold item; a reference call that an accepted proposal repeats is written once).
+Only proposals the export rule takes are exported (`EXPORT_RULE`: resolved as accepted, ran without
+an error, graded against the blueprint as it is now; the manifest counts what it left out and why),
+and, with `include_reference`, each matching blueprint's reference call as a gold item (a reference
+call that an accepted proposal repeats is written once; one whose paths leave its corpus is skipped
+and counted).
 Records are numbered and ordered by blueprint id, then the reference call, then proposal id, so the
 same store and filters give the same bytes. Pairs: for every rejected proposal, the blueprint's best
 accepted proposal (highest span F1, then lowest id) or else its reference call is `chosen`.
@@ -27,13 +30,23 @@ from typing import Any, BinaryIO, Final, TypeVar
 
 import msgspec
 
-from codesearch_core.errors import StoreError
+from codesearch_core import config
+from codesearch_core.corpora import corpus_root
+from codesearch_core.errors import CodesearchError, StoreError
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
 from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store, utc_now
+from codesearch_core.tools import check_runnable, parse_tool_call
 
 T = TypeVar("T")
 
 PACKAGE: Final = "codesearch-gym-studio"
+EXPORT_RULE: Final = (
+    "an answer is exported when it is resolved as accepted (the reviews the store asks for agree, "
+    "or a lead decided), its call ran without an error, and its grade is current (computed "
+    "against the blueprint's present corpus and expected spans); preference pairs take as "
+    "rejected answers the items resolved as rejected and the items whose run failed "
+    "(meta.run_failed)"
+)
 _WRITE_BUFFER: Final = 1 << 20
 
 
@@ -96,8 +109,29 @@ class ExportCounts:
         self.counts[key] = self.counts.get(key, 0) + 1
 
 
+def _reference_stays_inside(row: ExportRow) -> bool:
+    """False for a reference call that could not run on its corpus (a path outside it, say: a
+    blueprint stored before imports checked that): such a call is no gold answer. Where the corpus
+    is not on this machine, the paths are still checked as written (no `..`, not absolute)."""
+    if row.call_json is None:
+        return False
+    try:
+        root = corpus_root(row.corpus)
+    except CodesearchError:
+        root = config.corpora_dir() / row.corpus
+    try:
+        check_runnable(parse_tool_call(json.loads(row.call_json)), root)
+    except (CodesearchError, ValueError):
+        return False
+    return True
+
+
 def _accepted_rows(
-    store: Store, filters: QueueFilters, include_reference: bool, with_meta: bool
+    store: Store,
+    filters: QueueFilters,
+    include_reference: bool,
+    with_meta: bool,
+    counter: ExportCounts,
 ) -> Iterator[ExportRow]:
     rows = store.export_rows(
         filters, kind="accepted", include_reference=include_reference, with_meta=with_meta
@@ -108,6 +142,9 @@ def _accepted_rows(
         for row in items:
             if row.proposal_id is None and row.call_hash in accepted_calls:
                 continue  # the same call is exported with its review provenance instead
+            if row.proposal_id is None and not _reference_stays_inside(row):
+                counter.add("reference_outside_corpus")
+                continue
             yield row
 
 
@@ -140,6 +177,8 @@ def _pairs(
             counter.add("chosen_reference" if chosen.proposal_id is None else "chosen_accepted")
             if row.call_json is None:
                 counter.add("rejected_invalid")
+            elif row.run_ok is False:
+                counter.add("rejected_run_failed")
             yield chosen, row
 
 
@@ -161,7 +200,8 @@ def records(
             counter.add("pairs")
             yield pair_record(chosen, rejected, with_meta=with_meta)
         return
-    for index, row in enumerate(_accepted_rows(store, filters, include_reference, with_meta)):
+    rows = _accepted_rows(store, filters, include_reference, with_meta, counter)
+    for index, row in enumerate(rows):
         counter.add("reference" if row.proposal_id is None else "proposal")
         counter.add(f"tool:{row.tool}")
         if fmt is ExportFormat.XLAM:
@@ -240,6 +280,8 @@ def _write_temp(path: Path, fill: Callable[[BinaryIO], T], what: str) -> tuple[P
         raise StoreError(f"cannot write the {what} {path}: {err.strerror or err}") from err
     tmp = Path(tmp_name)
     try:
+        # mkstemp makes the file 0600; an export is for others (trainers, teammates) to read.
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb", buffering=_WRITE_BUFFER) as fh:
             result = fill(fh)
             fh.flush()
@@ -253,6 +295,39 @@ def _write_temp(path: Path, fill: Callable[[BinaryIO], T], what: str) -> tuple[P
         tmp.unlink(missing_ok=True)
         raise
     return tmp, result
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (os.umask would, for every thread)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def export_path(name: str | Path, folder: Path | None = None) -> Path:
+    """Where the app writes an export called `name`: inside the exports folder, never elsewhere.
+
+    `name` is a file name or a relative path under the folder; an absolute path, `..` or a path
+    through a link that leaves the folder is refused (the app's users cannot pick server paths).
+    """
+    folder = (folder or config.exports_dir()).resolve()
+    text = str(name).strip()
+    if not text:
+        raise StoreError("give the export a file name")
+    rel = Path(text)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise StoreError(
+            f"{text!r} is not a file name inside the exports folder: exports are written under "
+            f"{folder} only (no absolute paths, no ..)"
+        )
+    path = (folder / rel).resolve()
+    if not path.is_relative_to(folder):
+        raise StoreError(f"{text!r} leads outside the exports folder {folder}")
+    return path
 
 
 def _kept(path: Path) -> str:
@@ -340,6 +415,7 @@ def export(
             store=fingerprint,
             created_at=utc_now().isoformat() + "Z",
             code_version=code_version(),
+            extra={"rule": EXPORT_RULE, "left_out": store.export_exclusions(filters)},
         )
         text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
         meta_path = manifest_path(out_path)

@@ -32,6 +32,7 @@ from codesearch_core.engines import ImportEngine
 from codesearch_core.errors import CorpusError, InputFileError
 from codesearch_core.models import Blueprint
 from codesearch_core.store import BlueprintConflictError, ImportReport
+from codesearch_core.tools import ArgvError, check_runnable
 
 if TYPE_CHECKING:
     from codesearch_core.store import Store
@@ -42,9 +43,7 @@ _PAGE: Final = 10_000
 def import_blueprints_jsonl(store: Store, path: Path, *, skip_bad: bool = False) -> ImportReport:
     lines = _BoundedLines(path, skip_bad=skip_bad)
     blueprints, bad_lines = read_blueprints_jsonl(lines, skip_bad=skip_bad)
-    missing = missing_expected_files_errors(
-        blueprints, _BoundedLines(path, skip_bad=True), source=str(path)
-    )
+    missing = corpus_check_errors(blueprints, _BoundedLines(path, skip_bad=True), source=str(path))
     if missing and not skip_bad:
         raise missing[0]
     refused = {e.blueprint_id for e in missing}
@@ -79,12 +78,14 @@ class ExpectedFilesError(InputFileError):
         self.blueprint_id = blueprint_id
 
 
-def missing_expected_files_errors(
+def corpus_check_errors(
     blueprints: Sequence[Blueprint], lines: Iterable[str | bytes], *, source: str
 ) -> list[ExpectedFilesError]:
-    """An error for each blueprint whose expected findings name a file its corpus does not have
-    (or whose corpus is not here), in the order given, naming its line among `lines` (the text
-    the blueprints were read from: a file's `_BoundedLines`, an upload's lines)."""
+    """An error for each blueprint that cannot be gold on its corpus: the corpus is not here, its
+    expected findings name a file the corpus does not have, or its reference call could not run
+    there (a path outside the corpus, an unknown file type, ...). In the order given, naming its
+    line among `lines` (the text the blueprints were read from: a file's `_BoundedLines`, an
+    upload's lines)."""
     roots: dict[str, Path | CorpusError] = {}
     problems: dict[str, str] = {}
     for bp in blueprints:
@@ -102,6 +103,14 @@ def missing_expected_files_errors(
                 f"blueprint {bp.id!r}: expected file missing from corpus {bp.corpus!r}: {shown}"
                 " (no call could find it; fix the expected findings or the corpus)"
             )
+        else:
+            try:
+                check_runnable(bp.reference_call, root)
+            except ArgvError as err:
+                problems[bp.id] = (
+                    f"blueprint {bp.id!r}: its reference call cannot run on corpus "
+                    f"{bp.corpus!r}: {err} (a reference call is gold: it must run)"
+                )
     if not problems:
         return []
     line_of = _lines_of_ids(lines, problems)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,8 +31,10 @@ from codesearch_core import config
 from codesearch_core.errors import StoreError
 from codesearch_core.models import Blueprint, DecisionAction, Grade, Proposal, Reward, RunResult
 from codesearch_core.store import dashboard as store_dashboard
+from codesearch_core.store import decisions as store_decisions
 from codesearch_core.store import export_rows as store_export_query
 from codesearch_core.store import queries as store_queries
+from codesearch_core.store import review_queries as store_review
 from codesearch_core.store import writes as store_writes
 from codesearch_core.store.connect import connect, prepare
 from codesearch_core.store.rows import utc_now
@@ -49,6 +51,7 @@ from codesearch_core.store.types import (
     QueueItem,
     QueuePage,
     ReviewItem,
+    ReviewSettings,
     StoreCounts,
     StoredProposal,
 )
@@ -255,19 +258,25 @@ class Store:
         self.record_executions_and_grades([(proposal_id, run, grade, reward)])
 
     def record_executions_and_grades(
-        self, batch: Sequence[tuple[str, RunResult, Grade | None, Reward]]
-    ) -> None:
+        self,
+        batch: Sequence[tuple[str, RunResult, Grade | None, Reward]],
+        *,
+        graded_against: Mapping[str, str] | None = None,
+    ) -> list[str]:
         """`record_execution_and_grade` for many proposals in one transaction: all or nothing.
 
         A transaction costs tens of milliseconds to commit whatever it holds, so verification
         writes its outcomes in batches. An unknown proposal id is a StoreError and nothing is
-        written; a proposal named twice keeps its last record.
+        written; a proposal named twice keeps its last record. `graded_against` (proposal id ->
+        the `PendingExecution.grading_key` it was graded with): outcomes whose blueprint was edited
+        since are not written; their ids are returned (they stay pending).
         """
-        if batch:
-            self._write(
-                lambda cur: store_writes.record_executions(cur, batch),
-                what="record the executions",
-            )
+        if not batch:
+            return []
+        return self._write(
+            lambda cur: store_writes.record_executions(cur, batch, graded_against),
+            what="record the executions",
+        )
 
     # --- decisions -------------------------------------------------------------------------------
 
@@ -280,55 +289,112 @@ class Store:
         reason: str = "",
         *,
         at: datetime | None = None,
+        seen: int | None = store_decisions.UNCHECKED,
+        final: bool = False,
     ) -> int:
-        """Append a decision event; returns its event id.
+        """Record `reviewer`'s decision on an item; returns its event id.
 
-        `undo` cancels the item's most recent accept/reject/skip that is not cancelled yet (whoever
-        made it), so repeated undos walk back through the history; with nothing left to undo it is a
-        StoreError. `at` (naive UTC) is for imports of decisions made elsewhere; default now.
+        Each reviewer's decision is kept as theirs: it never replaces another reviewer's. The item
+        is resolved once it has the reviews the store asks for (`review_settings`) and they agree;
+        reviewers who disagree put it in conflict until a lead's `final` decision. `undo` cancels
+        the reviewer's own latest decision on the item. `seen`: the event id of the reviewer's vote
+        when their card was drawn (None: none), to refuse a decision from an out-of-date tab
+        (StaleDecisionError). `at` (naive UTC) is for imports of decisions made elsewhere.
         """
         try:
             act = DecisionAction(action)
         except ValueError:
             allowed = ", ".join(a.value for a in DecisionAction)
             raise StoreError(f"unknown decision {action!r}: use one of {allowed}") from None
-        who = reviewer.strip()
-        if not who:
-            raise StoreError("a decision needs the reviewer's name")
-        for label, text in (("reviewer", who), ("note", note), ("reason", reason)):
+        who = store_decisions.check_reviewer(reviewer)
+        for label, text in (("note", note), ("reason", reason)):
             if len(text) > _MAX_TEXT:
                 raise StoreError(
                     f"the {label} is too long ({len(text)} characters, at most {_MAX_TEXT})"
                 )
         ts = at or utc_now()
+        if act is DecisionAction.UNDO:
+            return self.undo_last(who, item_id=item_id, at=ts)[1]
         return self._write(
-            lambda cur: store_writes.record_decision(cur, item_id, act, who, note, reason, ts),
+            lambda cur: store_decisions.record_decision(
+                cur, item_id, act, who, note=note, reason=reason, ts=ts, seen=seen, final=final
+            ),
             what="record the decision",
+        )
+
+    def undo_last(
+        self, reviewer: str, *, item_id: str | None = None, at: datetime | None = None
+    ) -> tuple[str, int]:
+        """Cancel the reviewer's own latest decision (on `item_id`, if given); (item id, event id).
+        Repeated undos walk back through the reviewer's history, across reloads and tabs."""
+        ts = at or utc_now()
+        return self._write(
+            lambda cur: store_decisions.undo_last(cur, reviewer, ts=ts, item_id=item_id),
+            what="undo the decision",
+        )
+
+    def last_undoable(self, reviewer: str) -> tuple[str, int, str] | None:
+        """(item id, event id, action) of what `undo_last(reviewer)` would cancel, or None."""
+        return self._read(lambda cur: store_decisions.last_undoable(cur, reviewer))
+
+    def review_settings(self) -> ReviewSettings:
+        return self._read(store_queries.review_settings)
+
+    def set_review_settings(self, settings: ReviewSettings) -> None:
+        """Change how many reviews an item needs (every item's state follows) and the lease time."""
+        self._write(
+            lambda cur: store_decisions.set_settings(cur, settings), what="change the settings"
+        )
+
+    def lease_next(self, filters: QueueFilters | None, reviewer: str) -> str | None:
+        """The next item `reviewer` should review under `filters`, leased to them so that other
+        reviewers are not shown it unless it needs more reviews; None when they are done."""
+        now = utc_now()
+        return self._write(
+            lambda cur: store_decisions.lease_next(
+                cur, filters or QueueFilters(), reviewer, now=now
+            ),
+            what="pick the next item",
+        )
+
+    def take_lease(self, item_id: str, reviewer: str) -> None:
+        """Lease (or renew) an item shown to a reviewer."""
+        who = store_decisions.check_reviewer(reviewer)
+        now = utc_now()
+        self._write(
+            lambda cur: store_decisions.take_lease(cur, item_id, who, now=now),
+            what="lease the item",
+        )
+
+    def release_leases(self, reviewer: str, item_ids: Sequence[str] = ()) -> None:
+        self._write(
+            lambda cur: store_decisions.release_leases(cur, reviewer.strip(), item_ids),
+            what="release the leases",
         )
 
     def item_history(self, proposal_id: str) -> tuple[DecisionEvent, ...]:
         """Every decision event on the item, oldest first, each marked `undone` if later cancelled."""
-        return self._read(lambda cur: store_queries.item_history(cur, proposal_id))
+        return self._read(lambda cur: store_review.item_history(cur, proposal_id))
 
     def current_decision(self, proposal_id: str) -> DecisionEvent | None:
-        return self._read(lambda cur: store_queries.current_decision(cur, proposal_id))
+        return self._read(lambda cur: store_review.current_decision(cur, proposal_id))
 
     def check_caches(self) -> list[str]:
-        """Proposal ids whose cached decision or grade disagrees with its source (empty when all
-        agree; see store_schema)."""
-        return self._read(store_queries.cache_mismatches)
+        """Proposal ids whose cached votes, state or grade disagree with their sources (empty when
+        all agree; see store.schema)."""
+        return self._read(store_review.cache_mismatches)
 
     # --- review ----------------------------------------------------------------------------------
 
     def review_item(self, proposal_id: str) -> ReviewItem | None:
-        return self._read(lambda cur: store_queries.review_item(cur, proposal_id))
+        return self._read(lambda cur: store_review.review_item(cur, proposal_id))
 
     def review_queue(
         self, filters: QueueFilters | None = None, *, offset: int = 0, limit: int = 50
     ) -> QueuePage:
         """One page of the queue in arrival order, and how many items match in all."""
         return self._read(
-            lambda cur: store_queries.review_queue(
+            lambda cur: store_review.review_queue(
                 cur, filters or QueueFilters(), offset=offset, limit=limit
             )
         )
@@ -338,7 +404,7 @@ class Store:
     ) -> QueueItem | None:
         """The first matching item after `after_id` in arrival order (from the start when None)."""
         return self._read(
-            lambda cur: store_queries.next_review_item(cur, filters or QueueFilters(), after_id)
+            lambda cur: store_review.next_review_item(cur, filters or QueueFilters(), after_id)
         )
 
     def queue_position(
@@ -346,7 +412,7 @@ class Store:
     ) -> tuple[int | None, int]:
         """(1-based position of the item in the filtered queue or None if it is not in it, total)."""
         return self._read(
-            lambda cur: store_queries.queue_position(cur, filters or QueueFilters(), proposal_id)
+            lambda cur: store_review.queue_position(cur, filters or QueueFilters(), proposal_id)
         )
 
     # --- overview --------------------------------------------------------------------------------
@@ -383,6 +449,10 @@ class Store:
             raise StoreError(f"could not read the store {self.path}: {err}") from err
         finally:
             cur.close()
+
+    def export_exclusions(self, filters: QueueFilters) -> dict[str, int]:
+        """Proposals matching `filters` that the export rule leaves out as answers, by reason."""
+        return self._read(lambda cur: store_export_query.exclusions(cur, filters))
 
 
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:

@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any, Final
 
 import duckdb
+import krippendorff
+import numpy as np
 
 from codesearch_core.models import canonical_json, sha256_hex
+from codesearch_core.store.queries import review_settings
 from codesearch_core.store.rows import first_row
 from codesearch_core.store.schema import SCHEMA_VERSION
-from codesearch_core.store.types import DashboardStats, StoreCounts
+from codesearch_core.store.types import Agreement, DashboardStats, StoreCounts
 
 HISTOGRAM_BUCKETS: Final = 10
 TOP_KINDS: Final = 10
@@ -24,8 +27,11 @@ def counts(cur: duckdb.DuckDBPyConnection) -> StoreCounts:
             "(SELECT count(*) FROM executions), "
             "(SELECT count(*) FROM grades WHERE span_f1 IS NOT NULL), "
             "count(*) FILTER (WHERE decision IS NULL), count(*) FILTER (WHERE decision = 'accept'), "
-            "count(*) FILTER (WHERE decision = 'reject'), count(*) FILTER (WHERE decision = 'skip'), "
-            "(SELECT count(*) FROM decisions) FROM proposals"
+            "count(*) FILTER (WHERE decision = 'reject'), "
+            "count(*) FILTER (WHERE decision IS NULL AND id IN "
+            "(SELECT item_id FROM votes WHERE action = 'skip')), "
+            "(SELECT count(*) FROM decisions), count(*) FILTER (WHERE decision = 'conflict') "
+            "FROM proposals"
         )
     )
     assert row is not None
@@ -81,7 +87,15 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
         "LEFT JOIN executions e ON e.proposal_seq = p.seq WHERE kind IS NOT NULL "
         f"GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
     ).fetchall()
+    reviewers = cur.execute(
+        "SELECT reviewer, count(*) FILTER (WHERE action = 'accept'), "
+        "count(*) FILTER (WHERE action = 'reject'), count(*) FILTER (WHERE action = 'skip') "
+        "FROM votes GROUP BY 1 ORDER BY 1"
+    ).fetchall()
     return DashboardStats(
+        reviewers=tuple((str(r), int(a), int(x), int(k)) for r, a, x, k in reviewers),
+        agreement=agreement(cur, conflicts=c.conflicts),
+        reviews_per_item=review_settings(cur).reviews_per_item,
         counts=c,
         acceptance_rate=_rate(c.accepted, c.accepted + c.rejected),
         valid_rate=_rate(c.valid, c.proposals),
@@ -98,6 +112,31 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
         reject_mutation_kinds=tuple((str(k), int(n)) for k, n in mutations),
         reject_error_kinds=tuple((str(k), int(n)) for k, n in errors),
     )
+
+
+def agreement(cur: duckdb.DuckDBPyConnection, *, conflicts: int) -> Agreement:
+    """Agreement over items with two or more accept/reject votes (see `Agreement`)."""
+    rows = cur.execute(
+        "SELECT v.item_id, v.reviewer, v.action = 'accept' FROM votes v "
+        "WHERE v.action IN ('accept', 'reject') AND v.item_id IN (SELECT item_id FROM votes "
+        "WHERE action IN ('accept', 'reject') GROUP BY 1 HAVING count(*) >= 2)"
+    ).fetchall()
+    if not rows:
+        return Agreement(0, None, None, conflicts)
+    items = sorted({r[0] for r in rows})
+    reviewers = sorted({r[1] for r in rows})
+    col = {item: i for i, item in enumerate(items)}
+    row_of = {who: i for i, who in enumerate(reviewers)}
+    # Reviewers x items, 1 accept / 0 reject / NaN not reviewed: krippendorff's reliability_data.
+    data = np.full((len(reviewers), len(items)), np.nan)
+    for item, who, accepted in rows:
+        data[row_of[who], col[item]] = 1.0 if accepted else 0.0
+    per_item = [data[:, j][~np.isnan(data[:, j])] for j in range(len(items))]
+    agreeing = sum(1 for votes in per_item if votes.min() == votes.max())
+    alpha: float | None = None
+    if len(items) >= 2 and len(np.unique(data[~np.isnan(data)])) > 1:
+        alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+    return Agreement(len(items), agreeing / len(items), alpha, conflicts)
 
 
 def fingerprint(cur: duckdb.DuckDBPyConnection, path: Path) -> dict[str, Any]:

@@ -1,19 +1,32 @@
-"""The query behind every export: curated rows in a deterministic order, streamed in batches."""
+"""The query behind every export: curated rows in a deterministic order, streamed in batches.
+
+The export rule: a proposal leaves as a gold/chosen answer only when it is resolved as accepted
+(enough agreeing reviews, or a lead's final decision), its call ran without an error, and its grade
+is current (computed against the blueprint's present corpus and expected spans). Rejected answers
+(preference pairs) are items resolved as rejected, and items whose run failed, marked so.
+`exclusions` counts what the rule leaves out, for the manifest.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import duckdb
 
 from codesearch_core.store.queries import blueprint_clauses, proposal_clauses
+from codesearch_core.store.rows import first_row
+from codesearch_core.store.schema import GRADING_KEY_SQL
 from codesearch_core.store.types import ExportRow, QueueFilters
 
+#: `tool` is the answer's tool (the proposal's; the reference call's for gold rows).
 _EXPORT_KEYS: Final = (
-    "b.id, b.intent, b.intent_hash, b.content_hash, b.corpus, b.language, b.tool, "
+    "b.id, b.intent, b.intent_hash, b.content_hash, b.corpus, b.language, coalesce(p.tool, b.tool), "
     "p.call, p.call_hash, p.raw_text, p.id"
 )
+_ACCEPTED: Final = f"p.decision = 'accept' AND p.call IS NOT NULL AND e.ok AND g.graded_against = {GRADING_KEY_SQL}"
+_REJECTED: Final = "(p.decision = 'reject' OR (NOT e.ok AND p.decision IS DISTINCT FROM 'accept'))"
 #: Provenance columns, read only for exports with meta: turning 100,000 timestamps and grades into
 #: Python objects costs more than the query.
 _EXPORT_META: Final = (
@@ -25,7 +38,7 @@ _NO_META: Final = ", ".join(["NULL"] * 15)
 _EXPORT_REFERENCE_SELECT: Final = (
     "b.id, b.intent, b.intent_hash, b.content_hash, b.corpus, b.language, b.tool, "
     "CAST(b.reference_call AS VARCHAR), b.call_hash, CAST(b.reference_call AS VARCHAR), NULL, "
-    "NULL, " + _NO_META
+    "NULL, " + _NO_META + ", NULL"
 )
 _GRADE_FIELDS: Final = (
     "file_iou",
@@ -67,6 +80,7 @@ def _export_row(r: Sequence[Any]) -> ExportRow:
             "note": r[25],
             "reason": r[26],
         },
+        run_ok=None if r[27] is None else bool(r[27]),
     )
 
 
@@ -80,46 +94,51 @@ def export_rows(
 ) -> Iterator[ExportRow]:
     """Rows ordered by blueprint id, the reference call (if asked) first, then by proposal id.
 
-    "accepted": accepted proposals matching `f` (its decision field is ignored). "pairs": per
-    blueprint, the reference call, every accepted proposal, and the rejected proposals matching
-    the proposal filters; blueprint filters apply to all. Without `with_meta` the provenance
-    fields (engine, grade, decision) are left empty.
+    "accepted": proposals the export rule takes as answers, matching `f` (its decision field is
+    ignored). "pairs": per blueprint with a rejected answer, the reference call, the accepted
+    answers and the rejected ones (resolved as rejected, or whose run failed) matching the proposal
+    filters; blueprint filters apply to all. `f.tool` is the answer's tool. Without `with_meta` the
+    provenance fields (engine, grade, decision) are left empty.
     """
-    proposal_f, proposal_p = proposal_clauses(f, decision=False)
-    bp_f, bp_p = blueprint_clauses(f)
+    proposal_f, proposal_p = proposal_clauses(replace(f, tool=None), decision=False)
+    if f.tool:
+        proposal_f.append("p.tool = ?")
+        proposal_p.append(f.tool)
+    bp_f, bp_p = blueprint_clauses(replace(f, tool=None))
     bp_where = " AND ".join(bp_f) or "TRUE"
     proposal_where = " AND ".join(proposal_f) or "TRUE"
+    reference_where = bp_where + (" AND b.tool = ?" if f.tool else "")
+    reference_p = [*bp_p, *([f.tool] if f.tool else [])]
     base = (
-        f"SELECT {_EXPORT_KEYS}, p.decision, {_EXPORT_META if with_meta else _NO_META} "
+        f"SELECT {_EXPORT_KEYS}, CASE WHEN {_ACCEPTED} THEN 'accept' ELSE 'reject' END, "
+        f"{_EXPORT_META if with_meta else _NO_META}, e.ok "
         "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
+        "LEFT JOIN executions e ON e.proposal_seq = p.seq "
+        "LEFT JOIN grades g ON g.proposal_seq = p.seq "
     )
     if with_meta:
-        base += (
-            "LEFT JOIN grades g ON g.proposal_seq = p.seq "
-            "LEFT JOIN decisions d ON d.event_id = p.decision_event_id "
-        )
-    reference = f"SELECT {_EXPORT_REFERENCE_SELECT} FROM blueprints b WHERE {bp_where}"
+        base += "LEFT JOIN decisions d ON d.event_id = p.decision_event_id "
+    reference = f"SELECT {_EXPORT_REFERENCE_SELECT} FROM blueprints b WHERE {reference_where}"
     if kind == "accepted":
-        # An accepted item without a valid call cannot be written as a call; accepting one is refused.
-        sql = (
-            f"{base} WHERE p.decision = 'accept' AND p.call IS NOT NULL "
-            f"AND {bp_where} AND {proposal_where}"
-        )
+        sql = f"{base} WHERE {_ACCEPTED} AND {bp_where} AND {proposal_where}"
         params: list[Any] = [*bp_p, *proposal_p]
         if include_reference:
             sql += f" UNION ALL {reference}"
-            params += bp_p
+            params += reference_p
             if f.blueprint_id:
                 sql += " AND b.id = ?"
                 params.append(f.blueprint_id)
     elif kind == "pairs":
-        rejected = f"p.decision = 'reject' AND {proposal_where}"
-        has_rejected = f"(SELECT p.blueprint_seq FROM proposals p WHERE {rejected})"
+        rejected = f"{_REJECTED} AND {proposal_where}"
+        has_rejected = (
+            "(SELECT p.blueprint_seq FROM proposals p "
+            f"LEFT JOIN executions e ON e.proposal_seq = p.seq WHERE {rejected})"
+        )
         sql = (
-            f"{base} WHERE {bp_where} "
-            f"AND ((p.decision = 'accept' AND p.call IS NOT NULL) OR ({rejected})) "
+            f"{base} WHERE {bp_where} AND (({_ACCEPTED}) OR ({rejected})) "
             f"AND p.blueprint_seq IN {has_rejected} "
-            f"UNION ALL {reference} AND b.seq IN {has_rejected}"
+            f"UNION ALL SELECT {_EXPORT_REFERENCE_SELECT} FROM blueprints b WHERE {bp_where} "
+            f"AND b.seq IN {has_rejected}"
         )
         params = [*bp_p, *proposal_p, *proposal_p, *bp_p, *proposal_p]
     else:
@@ -131,3 +150,30 @@ def export_rows(
             return
         for r in batch:
             yield _export_row(r)
+
+
+def exclusions(cur: duckdb.DuckDBPyConnection, f: QueueFilters) -> dict[str, int]:
+    """Proposals matching `f` that the export rule leaves out as answers, by reason."""
+    proposal_f, proposal_p = proposal_clauses(replace(f, tool=None), decision=False)
+    if f.tool:
+        proposal_f.append("p.tool = ?")
+        proposal_p.append(f.tool)
+    bp_f, bp_p = blueprint_clauses(replace(f, tool=None))
+    where = " AND ".join([*proposal_f, *bp_f]) or "TRUE"
+    row = first_row(
+        cur.execute(
+            "SELECT count(*) FILTER (WHERE p.decision IS NULL), "
+            "count(*) FILTER (WHERE p.decision = 'conflict'), "
+            "count(*) FILTER (WHERE p.decision = 'accept' AND e.ok IS NULL), "
+            "count(*) FILTER (WHERE p.decision = 'accept' AND NOT e.ok), "
+            "count(*) FILTER (WHERE p.decision = 'accept' AND e.ok AND "
+            f"g.graded_against IS DISTINCT FROM {GRADING_KEY_SQL}) "
+            "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
+            "LEFT JOIN executions e ON e.proposal_seq = p.seq "
+            f"LEFT JOIN grades g ON g.proposal_seq = p.seq WHERE {where}",
+            [*proposal_p, *bp_p],
+        )
+    )
+    assert row is not None
+    names = ("open", "conflict", "accepted_not_executed", "accepted_run_failed", "accepted_stale")
+    return dict(zip(names, (int(x) for x in row), strict=True))

@@ -8,45 +8,44 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Final
 
 import duckdb
 
-from codesearch_core.errors import StoreError
-from codesearch_core.models import Blueprint, DecisionAction, Grade, Reward
+from codesearch_core.models import Blueprint
 from codesearch_core.store.rows import (
     BLUEPRINT_SELECT,
-    DECISION_SELECT,
-    EXECUTION_SELECT,
     PROPOSAL_SELECT,
     blueprint_from_row,
-    decision_from_row,
-    execution_from_row,
     first_row,
     stored_proposal_from_row,
+    utc_now,
 )
+from codesearch_core.store.schema import GRADING_KEY_SQL
 from codesearch_core.store.types import (
     BlueprintFilters,
     BlueprintPage,
     BlueprintRevision,
-    DecisionEvent,
     DecisionState,
     PendingExecution,
     QueueFilters,
-    QueueItem,
-    QueuePage,
-    ReviewItem,
+    ReviewSettings,
     StoredProposal,
 )
 
 Cursor = duckdb.DuckDBPyConnection
 
+#: Item states that do not depend on who asks.
 _DECISION_SQL: Final[dict[DecisionState, str | None]] = {
     DecisionState.UNDECIDED: "p.decision IS NULL",
     DecisionState.ACCEPTED: "p.decision = 'accept'",
     DecisionState.REJECTED: "p.decision = 'reject'",
-    DecisionState.SKIPPED: "p.decision = 'skip'",
-    DecisionState.DECIDED: "p.decision IS NOT NULL",
+    DecisionState.CONFLICT: "p.decision = 'conflict'",
+    DecisionState.SKIPPED: "p.decision IS NULL AND EXISTS "
+    "(SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.action = 'skip')",
+    DecisionState.MINE: "EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id)",
+    DecisionState.DECIDED: "p.decision IN ('accept', 'reject')",
     DecisionState.ANY: None,
 }
 
@@ -82,7 +81,47 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
-def proposal_clauses(f: QueueFilters, *, decision: bool = True) -> tuple[list[str], list[Any]]:
+def review_settings(cur: Cursor) -> ReviewSettings:
+    rows = cur.execute("SELECT key, value FROM settings").fetchall()
+    values = {str(k): json.loads(v) for k, v in rows}
+    return ReviewSettings(
+        reviews_per_item=int(values.get("reviews_per_item", 1)),
+        lease_minutes=float(values.get("lease_minutes", 5)),
+    )
+
+
+def decision_clause(
+    f: QueueFilters, *, now: datetime | None = None, reviews: int = 1
+) -> tuple[str | None, list[Any]]:
+    """The WHERE clause over `proposals p` for `f.decision` (and `f.reviewer`).
+
+    A reviewer's "undecided" is their to-do list: open items they have not voted on that other
+    reviewers (their votes plus their live leases) have not already taken up to `reviews`.
+    """
+    state = DecisionState(f.decision)
+    who = (f.reviewer or "").strip()
+    if not who or state not in (DecisionState.UNDECIDED, DecisionState.SKIPPED, DecisionState.MINE):
+        return _DECISION_SQL[state], []
+    if state is DecisionState.SKIPPED:
+        return (
+            "EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.reviewer = ? "
+            "AND v.action = 'skip')",
+            [who],
+        )
+    if state is DecisionState.MINE:
+        return "EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.reviewer = ?)", [who]
+    return (
+        "p.decision IS NULL "
+        "AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.reviewer = ?) "
+        "AND p.n_votes + (SELECT count(*) FROM leases l WHERE l.item_id = p.id "
+        "AND l.reviewer <> ? AND l.expires_at > ?) < ?",
+        [who, who, now or utc_now(), reviews],
+    )
+
+
+def proposal_clauses(
+    f: QueueFilters, *, decision: bool = True, now: datetime | None = None, reviews: int = 1
+) -> tuple[list[str], list[Any]]:
     """WHERE clauses over `proposals p` (its cached grade stands in for `grades`)."""
     clauses: list[str] = []
     params: list[Any] = []
@@ -108,15 +147,19 @@ def proposal_clauses(f: QueueFilters, *, decision: bool = True) -> tuple[list[st
     if f.max_f1 is not None:
         clauses.append("p.span_f1 <= ?")
         params.append(f.max_f1)
-    state = _DECISION_SQL[DecisionState(f.decision)] if decision else None
-    if state:
-        clauses.append(state)
+    if decision:
+        state, state_params = decision_clause(f, now=now, reviews=reviews)
+        if state:
+            clauses.append(state)
+            params += state_params
     return clauses, params
 
 
-def queue_where(f: QueueFilters) -> tuple[str, list[Any]]:
+def queue_where(
+    f: QueueFilters, *, now: datetime | None = None, reviews: int = 1
+) -> tuple[str, list[Any]]:
     """The WHERE condition for proposals `p` matching `f` (blueprint filters as a semi-join)."""
-    clauses, params = proposal_clauses(f)
+    clauses, params = proposal_clauses(f, now=now, reviews=reviews)
     bp_clauses, bp_params = blueprint_clauses(f)
     if bp_clauses:
         clauses.append(
@@ -208,7 +251,7 @@ def pending_verification(
 ) -> list[PendingExecution]:
     valid = "" if include_invalid else "AND p.valid"
     rows = cur.execute(
-        f"SELECT p.id, p.call, p.error, {BLUEPRINT_SELECT} FROM proposals p "
+        f"SELECT p.id, p.call, p.error, {GRADING_KEY_SQL}, {BLUEPRINT_SELECT} FROM proposals p "
         "JOIN blueprints b ON b.seq = p.blueprint_seq "
         f"WHERE p.seq NOT IN (SELECT proposal_seq FROM executions) {valid} "
         "ORDER BY p.seq LIMIT ?",
@@ -218,193 +261,9 @@ def pending_verification(
         PendingExecution(
             proposal_id=r[0],
             call_json=r[1],
-            blueprint=blueprint_from_row(r[3:]),
+            blueprint=blueprint_from_row(r[4:]),
             invalid_reason="" if r[1] is not None else (r[2] or "no valid tool call"),
+            grading_key=r[3],
         )
         for r in rows
     ]
-
-
-# --- decisions -------------------------------------------------------------------------------------
-
-
-def active_events(events: Sequence[Sequence[Any]]) -> list[tuple[int, str]]:
-    """(event_id, action) of the accept/reject/skip events no undo cancelled, oldest first.
-
-    `events` are (event_id, action, undoes) rows of one item. The last one is the current decision.
-    """
-    undone = {int(e[2]) for e in events if e[2] is not None}
-    return [
-        (int(e[0]), str(e[1]))
-        for e in sorted(events, key=lambda e: int(e[0]))
-        if e[1] != DecisionAction.UNDO and int(e[0]) not in undone
-    ]
-
-
-def item_history(cur: Cursor, proposal_id: str) -> tuple[DecisionEvent, ...]:
-    rows = cur.execute(
-        f"SELECT {DECISION_SELECT} FROM decisions d WHERE d.item_id = ? ORDER BY d.event_id",
-        [proposal_id],
-    ).fetchall()
-    undone = {int(r[7]) for r in rows if r[7] is not None}
-    return tuple(decision_from_row(r, undone=int(r[0]) in undone) for r in rows)
-
-
-def current_decision(cur: Cursor, proposal_id: str) -> DecisionEvent | None:
-    return _current(item_history(cur, proposal_id))
-
-
-def _current(history: Sequence[DecisionEvent]) -> DecisionEvent | None:
-    active = [e for e in history if e.action is not DecisionAction.UNDO and not e.undone]
-    return active[-1] if active else None
-
-
-def cache_mismatches(cur: Cursor) -> list[str]:
-    rows = cur.execute(
-        "SELECT coalesce(p.id, c.item_id) FROM proposals p "
-        "FULL OUTER JOIN current_decisions c ON c.item_id = p.id "
-        "LEFT JOIN grades g ON g.proposal_seq = p.seq "
-        "WHERE p.id IS NULL OR p.decision IS DISTINCT FROM c.action "
-        "OR p.decision_event_id IS DISTINCT FROM c.event_id "
-        "OR p.span_f1 IS DISTINCT FROM g.span_f1 OR p.reward IS DISTINCT FROM g.reward ORDER BY 1"
-    ).fetchall()
-    return [str(r[0]) for r in rows]
-
-
-# --- review ----------------------------------------------------------------------------------------
-
-
-_ITEM_SELECT: Final = (
-    "p.id, p.seq, p.blueprint_id, p.tool, p.engine, p.model, p.mutation_kind, p.valid, "
-    "p.span_f1, p.reward, p.decision, b.intent, b.tool, b.language, b.tags"
-)
-
-
-def _queue_item(r: Sequence[Any]) -> QueueItem:
-    return QueueItem(
-        proposal_id=r[0],
-        seq=int(r[1]),
-        blueprint_id=r[2],
-        proposed_tool=r[3],
-        engine=r[4],
-        model=r[5],
-        mutation_kind=r[6],
-        valid=bool(r[7]),
-        span_f1=r[8],
-        reward=r[9],
-        decision=None if r[10] is None else DecisionAction(r[10]),
-        intent=r[11],
-        tool=r[12],
-        language=r[13],
-        tags=tuple(r[14]),
-    )
-
-
-def review_queue(cur: Cursor, f: QueueFilters, *, offset: int, limit: int) -> QueuePage:
-    where, params = queue_where(f)
-    offset = max(offset, 0)
-    # One statement (one snapshot): the filter runs once into an integer-only result that both the
-    # count and the page read; only the page's rows are joined to their details.
-    rows = cur.execute(
-        f"WITH m AS MATERIALIZED (SELECT p.rowid AS rid, p.seq FROM proposals p WHERE {where}), "
-        "page AS (SELECT rid FROM m ORDER BY seq LIMIT ? OFFSET ?) "
-        f"SELECT (SELECT count(*) FROM m), {_ITEM_SELECT} FROM proposals p "
-        "JOIN blueprints b ON b.seq = p.blueprint_seq "
-        "WHERE p.rowid IN (SELECT rid FROM page) ORDER BY p.seq",
-        [*params, max(limit, 0), offset],
-    ).fetchall()
-    if rows:
-        total = int(rows[0][0])
-    else:
-        one = first_row(cur.execute(f"SELECT count(*) FROM proposals p WHERE {where}", params))
-        total = int(one[0]) if one else 0
-    return QueuePage(tuple(_queue_item(r[1:]) for r in rows), total, offset)
-
-
-def _seq_of(cur: Cursor, proposal_id: str) -> int:
-    row = first_row(cur.execute("SELECT seq FROM proposals WHERE id = ?", [proposal_id]))
-    if row is None:
-        raise StoreError(f"no proposal with id {proposal_id!r} in the store")
-    return int(row[0])
-
-
-def next_review_item(cur: Cursor, f: QueueFilters, after_id: str | None) -> QueueItem | None:
-    where, params = queue_where(f)
-    if after_id is not None:
-        where += " AND p.seq > ?"
-        params.append(_seq_of(cur, after_id))
-    found = first_row(
-        cur.execute(
-            f"SELECT p.id, p.blueprint_id FROM proposals p WHERE {where} ORDER BY p.seq LIMIT 1",
-            params,
-        )
-    )
-    if found is None:
-        return None
-    # Two index lookups by id: a join would scan the blueprints for one row.
-    proposal = first_row(
-        cur.execute(
-            "SELECT p.id, p.seq, p.blueprint_id, p.tool, p.engine, p.model, p.mutation_kind, "
-            "p.valid, p.span_f1, p.reward, p.decision FROM proposals p WHERE p.id = ?",
-            [found[0]],
-        )
-    )
-    blueprint = first_row(
-        cur.execute(
-            "SELECT b.intent, b.tool, b.language, b.tags FROM blueprints b WHERE b.id = ?",
-            [found[1]],
-        )
-    )
-    if proposal is None or blueprint is None:
-        return None
-    return _queue_item((*proposal, *blueprint))
-
-
-def queue_position(cur: Cursor, f: QueueFilters, proposal_id: str) -> tuple[int | None, int]:
-    seq = _seq_of(cur, proposal_id)
-    where, params = queue_where(f)
-    row = first_row(
-        cur.execute(
-            "SELECT count(*) FILTER (WHERE p.seq <= ?), count(*), count(*) FILTER (WHERE p.seq = ?) "
-            f"FROM proposals p WHERE {where}",
-            [seq, seq, *params],
-        )
-    )
-    assert row is not None
-    return (int(row[0]) if row[2] else None), int(row[1])
-
-
-def review_item(cur: Cursor, proposal_id: str) -> ReviewItem | None:
-    proposal = get_proposal(cur, proposal_id)
-    if proposal is None:
-        return None
-    blueprint = get_blueprint(cur, proposal.proposal.blueprint_id)
-    if blueprint is None:
-        raise StoreError(f"proposal {proposal_id!r} names a missing blueprint")
-    execution_row = first_row(
-        cur.execute(
-            f"SELECT {EXECUTION_SELECT} FROM executions e WHERE e.proposal_seq = ?", [proposal.seq]
-        )
-    )
-    grade_row = first_row(
-        cur.execute(
-            "SELECT file_iou, span_precision, span_recall, span_f1, n_predicted, n_expected, "
-            "n_matched, reward, components FROM grades WHERE proposal_seq = ?",
-            [proposal.seq],
-        )
-    )
-    grade = reward = None
-    if grade_row is not None:
-        if grade_row[3] is not None:
-            grade = Grade(*grade_row[:4], *(int(x) for x in grade_row[4:7]))
-        reward = Reward(float(grade_row[7]), json.loads(grade_row[8]))
-    history = item_history(cur, proposal_id)
-    return ReviewItem(
-        blueprint=blueprint,
-        proposal=proposal,
-        execution=None if execution_row is None else execution_from_row(execution_row),
-        grade=grade,
-        reward=reward,
-        decision=_current(history),
-        history=history,
-    )

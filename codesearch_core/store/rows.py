@@ -82,7 +82,7 @@ EXECUTION_SELECT: Final = (
 )
 
 DECISION_SELECT: Final = (
-    "d.event_id, d.item_id, d.action, d.reviewer, d.note, d.reason, d.ts, d.undoes"
+    "d.event_id, d.item_id, d.action, d.reviewer, d.note, d.reason, d.ts, d.undoes, d.final"
 )
 
 
@@ -224,6 +224,7 @@ def decision_from_row(row: Sequence[Any], *, undone: bool = False) -> DecisionEv
         ts=row[6],
         undoes=None if row[7] is None else int(row[7]),
         undone=undone,
+        final=bool(row[8]),
     )
 
 

@@ -5,15 +5,18 @@ edited: files written by older builds replay only the steps they lack. Timestamp
 `TIMESTAMP`s (fetching `TIMESTAMPTZ` would need pytz), written by Python, not by `now()`.
 
 Decisions are an append-only event log. An `undo` event names, in `undoes`, the event it cancels
-(the item's most recent accept/reject/skip that no undo cancelled yet); `undoes` is UNIQUE so two
-reviewers undoing at once cannot both cancel the same event. An item's current decision is its latest
-non-undo event that no undo names: the `current_decisions` view is that definition.
+(the reviewer's own most recent event on the item that no undo cancelled yet); `undoes` is UNIQUE
+so two undos at once cannot both cancel the same event. A reviewer's vote on an item is their latest
+non-final, non-undo event on it that no undo names (`votes` caches it); a lead's final decision is
+an accept/reject event with `final` set. The item's state, cached in `proposals.decision` (and the
+event that settled it in `decision_event_id`, its accept/reject vote count in `n_votes`), follows
+from them (`store.decisions`).
 
-Deriving it from the log costs a scan of every event (20-40 ms at 300,000 proposals), too slow for
-the review queue, so `proposals.decision` / `decision_event_id` cache it; likewise `span_f1` and
-`reward` cache the proposal's row in `grades` (a semi-join on grades costs 10-20 ms). Each cache is
-written only in the transaction that writes its source, and that write makes two concurrent
-decisions on one item conflict (one retries on the new state), so it cannot drift;
+Deriving these from the log costs a scan of every event (20-40 ms at 300,000 proposals), too slow
+for the review queue, hence the caches; likewise `span_f1` and `reward` cache the proposal's row in
+`grades` (a semi-join on grades costs 10-20 ms). Each cache is written only in the transaction that
+writes its source, and that transaction bumps the item's `version`, so two concurrent writes about
+one item conflict (one retries on the new state) and the caches cannot drift;
 `Store.check_caches` compares them with their sources. Joins use the integer `seq` columns: joining
 300,000 rows on hash strings is 3-4x slower.
 """
@@ -180,12 +183,118 @@ _V2: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2)
+#: What a grade depends on besides the run: the corpus and the expected spans, in any order (the
+#: store writes each span as canonical JSON, so equal spans give equal text). Over `blueprints b`.
+GRADING_KEY_SQL: Final = (
+    "sha256(b.corpus || chr(10) || "
+    "CAST(list_sort(CAST(json_extract(b.expected, '$[*]') AS VARCHAR[])) AS VARCHAR))"
+)
+
+
+def item_state_update(*, reviews_per_item: int, item_filter: str = "") -> str:
+    """An UPDATE that sets `proposals.decision`, `decision_event_id` and `n_votes` from the votes
+    and final decisions: the definition of an item's state.
+
+    A lead's final decision (the latest one no undo cancelled) settles the item. Otherwise, with
+    at least `reviews_per_item` accept/reject votes it is resolved when they agree and a
+    'conflict' when they do not; with fewer it is open (NULL). Skips are votes that say "not me",
+    not reviews. `item_filter` ("= ?" or "IN (...)") limits it to some items; the caller binds its
+    parameter three times (votes, finals, proposals).
+    """
+    n = int(reviews_per_item)
+    where = f"WHERE item_id {item_filter}" if item_filter else ""
+    final_where = f"AND item_id {item_filter}" if item_filter else ""
+    proposals_where = f"WHERE p.id {item_filter}" if item_filter else ""
+    return f"""
+    UPDATE proposals SET decision = s.decision, decision_event_id = s.event_id, n_votes = s.n
+    FROM (
+        SELECT p.id,
+               CASE WHEN f.action IS NOT NULL THEN f.action
+                    WHEN coalesce(v.n, 0) >= {n} AND v.kinds = 1 THEN v.one
+                    WHEN coalesce(v.n, 0) >= {n} THEN 'conflict' END AS decision,
+               CASE WHEN f.action IS NOT NULL THEN f.event_id
+                    WHEN coalesce(v.n, 0) >= {n} THEN v.last END AS event_id,
+               coalesce(v.n, 0) AS n
+        FROM proposals p
+        LEFT JOIN (
+            SELECT item_id, count(*) AS n, count(DISTINCT action) AS kinds, min(action) AS one,
+                   max(event_id) AS last
+            FROM votes {where} {"AND" if where else "WHERE"} action IN ('accept', 'reject')
+            GROUP BY item_id
+        ) v ON v.item_id = p.id
+        LEFT JOIN (
+            SELECT item_id, arg_max(action, event_id) AS action, max(event_id) AS event_id
+            FROM decisions
+            WHERE final AND event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL)
+            {final_where}
+            GROUP BY item_id
+        ) f ON f.item_id = p.id
+        {proposals_where}
+    ) s
+    WHERE proposals.id = s.id
+    """
+
+
+_V3: Final[tuple[str, ...]] = (
+    # v3: several reviewers. Each reviewer's decision on an item is kept as theirs (`votes`, a
+    # cache of the decision log: their latest event on the item that no undo cancelled); the item's
+    # own state (`proposals.decision`) is derived from the votes, the reviews an item needs
+    # (`settings`) and a lead's final decision (`decisions.final`): NULL while it needs reviews,
+    # 'accept'/'reject' once resolved, 'conflict' while reviewers disagree. Leases keep an item
+    # shown to one reviewer away from others; `version` is bumped by every write about an item so
+    # two concurrent writes about one item conflict and one retries on the new state. A grade
+    # records the blueprint key (corpus + expected spans) it was computed against, so a grade made
+    # before an edit is known to be stale.
+    "ALTER TABLE decisions ADD COLUMN final BOOLEAN DEFAULT false",
+    "UPDATE decisions SET final = false",
+    """
+    CREATE TABLE votes (
+        item_id VARCHAR NOT NULL,
+        reviewer VARCHAR NOT NULL,
+        action VARCHAR NOT NULL,
+        event_id BIGINT NOT NULL,
+        PRIMARY KEY (item_id, reviewer)
+    )
+    """,
+    """
+    INSERT INTO votes
+    SELECT item_id, reviewer, arg_max(action, event_id), max(event_id) FROM decisions
+    WHERE action <> 'undo'
+      AND event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL)
+    GROUP BY item_id, reviewer
+    """,
+    """
+    CREATE TABLE leases (
+        item_id VARCHAR NOT NULL,
+        reviewer VARCHAR NOT NULL,
+        expires_at TIMESTAMP NOT NULL,
+        PRIMARY KEY (item_id, reviewer)
+    )
+    """,
+    "CREATE TABLE settings (key VARCHAR PRIMARY KEY, value JSON NOT NULL)",
+    "INSERT INTO settings VALUES ('reviews_per_item', '1'), ('lease_minutes', '5')",
+    "ALTER TABLE proposals ADD COLUMN n_votes INTEGER DEFAULT 0",
+    "ALTER TABLE proposals ADD COLUMN version BIGINT DEFAULT 0",
+    "ALTER TABLE grades ADD COLUMN graded_against VARCHAR",
+    # Until v3 an edit that changed what a grade depends on deleted the grade: every stored grade
+    # is current.
+    f"""
+    UPDATE grades SET graded_against = (
+        SELECT {GRADING_KEY_SQL} FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq
+        WHERE p.seq = grades.proposal_seq
+    )
+    """,
+    "DROP VIEW current_decisions",
+    "UPDATE proposals SET n_votes = 0, version = 0",
+    item_state_update(reviews_per_item=1),
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 STORE_TABLES: Final = frozenset(
     {"schema_version", "blueprints", "proposals", "executions", "grades", "decisions"}
-)
+)  # the tables every version has (a store is recognized by them)
 
 
 def user_tables(conn: duckdb.DuckDBPyConnection) -> set[str]:

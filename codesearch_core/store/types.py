@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from codesearch_core.errors import InputFileError
+from codesearch_core.errors import InputFileError, StoreError
 from codesearch_core.models import Blueprint, DecisionAction, Finding, Grade, Proposal, Reward
 
 
@@ -25,15 +25,30 @@ class BlueprintConflictError(InputFileError):
         self.blueprint_id = blueprint_id
 
 
-class DecisionState(StrEnum):
-    """Which items a queue shows, by their current decision."""
+class StaleDecisionError(StoreError):
+    """A decision made on a card that is out of date: the same reviewer decided the item elsewhere."""
 
-    UNDECIDED = "undecided"
-    ACCEPTED = "accepted"
-    REJECTED = "rejected"
+
+class DecisionState(StrEnum):
+    """Which items a queue shows. With a reviewer in the filters, "undecided" means "still to do
+    for this reviewer" and "skipped"/"mine" mean this reviewer's; without one, any reviewer's."""
+
+    UNDECIDED = "undecided"  # open: needs more reviews (and, with a reviewer, not reviewed by them)
+    ACCEPTED = "accepted"  # resolved as accepted
+    REJECTED = "rejected"  # resolved as rejected
+    CONFLICT = "conflict"  # reviewers disagree and no lead has decided yet
     SKIPPED = "skipped"
-    DECIDED = "decided"  # accepted, rejected or skipped
+    MINE = "mine"  # decided by the reviewer (any action)
+    DECIDED = "decided"  # resolved: accepted or rejected
     ANY = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSettings:
+    """How review works in this store: shared by every reviewer, kept in the store."""
+
+    reviews_per_item: int = 1  # accept/reject votes an item needs before it is resolved
+    lease_minutes: float = 5.0  # how long an item shown to a reviewer stays away from others
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +73,7 @@ class QueueFilters:
     min_f1: float | None = None
     max_f1: float | None = None
     decision: DecisionState = DecisionState.UNDECIDED
+    reviewer: str | None = None  # whose queue: "undecided", "skipped" and "mine" are per reviewer
 
     def to_dict(self) -> dict[str, Any]:
         """The filters that are set, for manifests and logs."""
@@ -82,7 +98,7 @@ class QueueItem:
     valid: bool
     span_f1: float | None
     reward: float | None
-    decision: DecisionAction | None
+    decision: str | None  # the item's state: 'accept' / 'reject' (resolved), 'conflict', None (open)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +121,7 @@ class DecisionEvent:
     ts: datetime
     undoes: int | None = None
     undone: bool = False
+    final: bool = False  # a lead's final decision on an item in conflict
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +160,14 @@ class ReviewItem:
     execution: Execution | None
     grade: Grade | None
     reward: Reward | None
-    decision: DecisionEvent | None  # the current one; None when undecided
+    decision: DecisionEvent | None  # the event that settled the item; None while it is open
     history: tuple[DecisionEvent, ...]
+    state: str | None = None  # 'accept' / 'reject' (resolved), 'conflict', or None (open)
+    votes: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # reviewer: (action, event)
+    grade_current: bool = True  # False: graded before the blueprint's expected spans changed
+
+    def vote_of(self, reviewer: str) -> tuple[str, int] | None:
+        return self.votes.get(reviewer.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +178,7 @@ class PendingExecution:
     call_json: str | None  # None: the proposal has no valid call (`invalid_reason` says why)
     blueprint: Blueprint
     invalid_reason: str = ""
+    grading_key: str = ""  # the blueprint's corpus + expected spans it is graded against
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,11 +230,27 @@ class StoreCounts:
     valid: int
     executed: int
     graded: int
-    undecided: int
-    accepted: int
-    rejected: int
-    skipped: int
+    undecided: int  # open: still needs reviews
+    accepted: int  # resolved as accepted
+    rejected: int  # resolved as rejected
+    skipped: int  # open items somebody skipped
     decision_events: int
+    conflicts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """How far reviewers agree, over the items that two or more of them accepted or rejected.
+
+    `percent` is the share of those items on which every vote is the same; `alpha` is
+    Krippendorff's alpha (nominal; the `krippendorff` package), None when undefined (fewer than
+    two such items, or every vote the same).
+    """
+
+    items: int
+    percent: float | None
+    alpha: float | None
+    conflicts: int  # items in conflict now (disagreeing reviews, no lead's decision yet)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,9 +267,16 @@ class DashboardStats:
     tool_confusion: tuple[tuple[str, str, int], ...]  # reference tool, proposed tool|"invalid", n
     reject_mutation_kinds: tuple[tuple[str, int], ...]
     reject_error_kinds: tuple[tuple[str, int], ...]
+    reviewers: tuple[tuple[str, int, int, int], ...] = ()  # reviewer, accepts, rejects, skips
+    agreement: Agreement = Agreement(0, None, None, 0)
+    reviews_per_item: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        d["reviewers"] = [
+            {"reviewer": r, "accepted": a, "rejected": x, "skipped": s}
+            for r, a, x, s in self.reviewers
+        ]
         d["decisions_per_day"] = [
             {"day": day.isoformat(), "action": action, "count": n}
             for day, action, n in self.decisions_per_day
@@ -272,3 +319,4 @@ class ExportRow:
     grade: Mapping[str, Any] | None
     reward: float | None
     decision: Mapping[str, Any] | None  # provenance of the accept/reject event
+    run_ok: bool | None = None  # False: a failed run, exported only as a rejected answer

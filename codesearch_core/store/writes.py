@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -15,28 +15,31 @@ import msgspec
 import pandas as pd
 
 from codesearch_core.corpora import blueprint_to_dict
-from codesearch_core.errors import StoreError
+from codesearch_core.errors import ErrorKind, StoreError
+from codesearch_core.grading import grade, reward
 from codesearch_core.models import (
     Blueprint,
-    DecisionAction,
     Grade,
     Proposal,
     Reward,
     RunResult,
     canonical_json,
 )
-from codesearch_core.store import queries as store_queries
 from codesearch_core.store.rows import (
     BLUEPRINT_COLUMNS,
+    EXECUTION_SELECT,
     PROPOSAL_COLUMNS,
     blueprint_from_row,
     blueprint_row,
+    execution_from_row,
     first_row,
     proposal_id,
     proposal_row,
     utc_now,
 )
+from codesearch_core.store.schema import GRADING_KEY_SQL
 from codesearch_core.store.types import BlueprintConflictError, ImportReport
+from codesearch_core.tools import parse_tool_call
 
 _FINDINGS_JSON: Final = msgspec.json.Encoder()
 
@@ -169,7 +172,8 @@ def upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: s
     stored = blueprint_from_row(row)
     if stored == bp:
         return "unchanged"
-    if stored.corpus != bp.corpus or Counter(stored.expected) != Counter(bp.expected):
+    regrade = stored.corpus == bp.corpus and Counter(stored.expected) != Counter(bp.expected)
+    if stored.corpus != bp.corpus:
         _forget_verification(cur, bp.id)
     values = blueprint_row(bp, source=source, now=now)
     updated = {
@@ -186,17 +190,48 @@ def upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: s
         )
     )
     _insert_revisions(cur, [(bp, int(last[0] if last else 0) + 1)], source=source, now=now)
+    if regrade:
+        _regrade(cur, bp)
     return "updated"
+
+
+def _regrade(cur: duckdb.DuckDBPyConnection, bp: Blueprint) -> None:
+    """Grade the stored runs of the blueprint's proposals again, against its new expected spans.
+
+    A run depends on the call and the corpus only, so new expected spans need no new run: the
+    grades are re-derived from the stored findings in this same transaction, and an accepted item
+    keeps a current grade instead of waiting for the next verification.
+    """
+    rows = cur.execute(
+        f"SELECT p.id, p.call, {EXECUTION_SELECT} FROM proposals p "
+        "JOIN executions e ON e.proposal_seq = p.seq WHERE p.blueprint_id = ?",
+        [bp.id],
+    ).fetchall()
+    batch: list[ExecutionRecord] = []
+    for row in rows:
+        execution = execution_from_row(row[2:])
+        run = RunResult(
+            ok=execution.ok,
+            findings=execution.findings,
+            return_code=execution.return_code,
+            stderr=execution.stderr,
+            elapsed_s=execution.elapsed_s,
+            truncated=execution.truncated,
+            error_kind=None if execution.error_kind is None else ErrorKind(execution.error_kind),
+            error=execution.error,
+        )
+        call = None if row[1] is None else parse_tool_call(json.loads(row[1]))
+        g = grade(run.findings, bp.expected) if run.ok else None
+        batch.append((str(row[0]), run, g, reward(g, call, run)))
+    record_executions(cur, batch)
 
 
 def _forget_verification(cur: duckdb.DuckDBPyConnection, blueprint_id: str) -> None:
     """Drop the runs and grades of the blueprint's proposals, so they are pending again.
 
-    A run depends on the proposal's call and the corpus, a grade on the run and the expected
-    findings: all derived data, re-derived by the next verification. Keeping the old rows as
-    history would leave every reader to tell current grades from stale ones; the blueprint's
-    revisions already record what it was graded against before. Decisions are curators' events
-    and stay.
+    A run depends on the proposal's call and the corpus: a blueprint moved to another corpus needs
+    new runs, re-derived by the next verification (until then its items are left out of exports,
+    which take only current grades). Decisions are curators' events and stay.
     """
     of_blueprint = "SELECT seq FROM proposals WHERE blueprint_id = ?"
     cur.execute(f"DELETE FROM executions WHERE proposal_seq IN ({of_blueprint})", [blueprint_id])
@@ -304,35 +339,57 @@ _GRADE_COLUMNS: Final = (
     ("reward", "DOUBLE"),
     ("components", "JSON"),
     ("graded_at", "TIMESTAMP"),
+    ("graded_against", "VARCHAR"),
 )
 _GRADE_METRICS: Final = tuple(name for name, _ in _GRADE_COLUMNS[2:9])
 
 
-def record_executions(cur: duckdb.DuckDBPyConnection, batch: Sequence[ExecutionRecord]) -> None:
+def record_executions(
+    cur: duckdb.DuckDBPyConnection,
+    batch: Sequence[ExecutionRecord],
+    graded_against: Mapping[str, str] | None = None,
+) -> list[str]:
     """Store runs, grades and rewards, replacing earlier ones, and the cached `span_f1`/`reward`.
 
     Four statements whatever the batch size, each taking its rows as one list per column:
     measured on 50-outcome batches, ~0.4 ms per outcome, against ~0.7 ms from pandas DataFrames,
     ~10 ms with executemany and ~20 ms for one transaction per outcome (a commit costs tens of
     milliseconds whatever it holds). A proposal named twice keeps its last record.
+
+    `graded_against` maps a proposal id to the blueprint key (corpus + expected spans) its outcome
+    was computed against; an outcome whose blueprint changed since is not written (its id is
+    returned), so a verification that overlapped an edit never stores a stale grade.
     """
     latest = {record[0]: record for record in batch}
     if not latest:
-        return
-    seq_of: dict[str, int] = dict(
-        cur.execute(
-            "SELECT id, seq FROM proposals WHERE id IN (SELECT unnest(?::VARCHAR[]))",
-            [list(latest)],
-        ).fetchall()
-    )
+        return []
+    found = cur.execute(
+        f"SELECT p.id, p.seq, {GRADING_KEY_SQL} FROM proposals p "
+        "JOIN blueprints b ON b.seq = p.blueprint_seq "
+        "WHERE p.id IN (SELECT unnest(?::VARCHAR[]))",
+        [list(latest)],
+    ).fetchall()
+    seq_of: dict[str, int] = {r[0]: int(r[1]) for r in found}
+    key_of: dict[str, str] = {r[0]: str(r[2]) for r in found}
     unknown = [pid for pid in latest if pid not in seq_of]
     if unknown:
         more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
         raise StoreError(f"no proposal with id {unknown[0]!r} in the store{more}")
+    stale = [
+        pid
+        for pid in latest
+        if graded_against is not None
+        and pid in graded_against
+        and graded_against[pid] != key_of[pid]
+    ]
+    for pid in stale:
+        del latest[pid]
+    if not latest:
+        return stale
     now = utc_now()
     executions: list[tuple[Any, ...]] = []
     grades: list[tuple[Any, ...]] = []
-    for pid, run, grade, reward in latest.values():
+    for pid, run, graded, rewarded in latest.values():
         seq = seq_of[pid]
         executions.append(
             (
@@ -353,10 +410,20 @@ def record_executions(cur: duckdb.DuckDBPyConnection, batch: Sequence[ExecutionR
         )
         metrics: tuple[Any, ...] = (
             (None,) * len(_GRADE_METRICS)
-            if grade is None
-            else tuple(getattr(grade, name) for name in _GRADE_METRICS)
+            if graded is None
+            else tuple(getattr(graded, name) for name in _GRADE_METRICS)
         )
-        grades.append((seq, pid, *metrics, reward.total, json.dumps(dict(reward.components)), now))
+        grades.append(
+            (
+                seq,
+                pid,
+                *metrics,
+                rewarded.total,
+                json.dumps(dict(rewarded.components)),
+                now,
+                key_of[pid],
+            )
+        )
     _insert_or_replace_columns(cur, "executions", _EXECUTION_COLUMNS, executions)
     _insert_or_replace_columns(cur, "grades", _GRADE_COLUMNS, grades)
     cur.execute(
@@ -365,6 +432,7 @@ def record_executions(cur: duckdb.DuckDBPyConnection, batch: Sequence[ExecutionR
         ") g WHERE proposals.seq = g.seq",
         [[g[0] for g in grades], [g[5] for g in grades], [g[9] for g in grades]],
     )
+    return stale
 
 
 def _insert_or_replace_columns(
@@ -381,54 +449,3 @@ def _insert_or_replace_columns(
     )
     values = [[row[i] for row in rows] for i in range(len(columns))]
     cur.execute(f"INSERT OR REPLACE INTO {table} SELECT {select}", values)
-
-
-def record_decision(
-    cur: duckdb.DuckDBPyConnection,
-    item_id: str,
-    action: DecisionAction,
-    reviewer: str,
-    note: str,
-    reason: str,
-    ts: datetime,
-) -> int:
-    # One round trip for the item and its events: this runs once per keystroke of every reviewer.
-    found = first_row(
-        cur.execute(
-            "SELECT p.valid, (SELECT list({'e': event_id, 'a': action, 'u': undoes} "
-            "ORDER BY event_id) FROM decisions WHERE item_id = ?) FROM proposals p WHERE p.id = ?",
-            [item_id, item_id],
-        )
-    )
-    if found is None:
-        raise StoreError(f"no proposal with id {item_id!r} in the store")
-    if action is DecisionAction.ACCEPT and not found[0]:
-        raise StoreError(
-            f"proposal {item_id!r} has no valid tool call, so it cannot be accepted: reject it, "
-            "or edit the call and accept the new proposal"
-        )
-    events = [(e["e"], e["a"], e["u"]) for e in found[1] or []]
-    active = store_queries.active_events(events)
-    undoes: int | None = None
-    if action is DecisionAction.UNDO:
-        if not active:
-            raise StoreError(f"nothing to undo on item {item_id!r}: it has no decision left")
-        undoes = active.pop()[0]
-    row = first_row(
-        cur.execute(
-            "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING event_id",
-            [item_id, action.value, undoes, reviewer, note, reason, ts],
-        )
-    )
-    assert row is not None
-    event_id = int(row[0])
-    if action is not DecisionAction.UNDO:
-        active.append((event_id, action.value))
-    state_event, state = active[-1] if active else (None, None)
-    # This write also makes two concurrent decisions on one item conflict, so one of them retries.
-    cur.execute(
-        "UPDATE proposals SET decision = ?, decision_event_id = ? WHERE id = ?",
-        [state, state_event, item_id],
-    )
-    return event_id

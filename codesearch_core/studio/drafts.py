@@ -12,6 +12,7 @@ from typing import Any, Final
 from codesearch_core import corpora
 from codesearch_core.corpora import blueprint_from_dict, read_blueprints_jsonl
 from codesearch_core.errors import InputFileError
+from codesearch_core.ingest import corpus_check_errors
 from codesearch_core.models import Blueprint, Difficulty, Finding, Span, ToolName
 from codesearch_core.tools import resolve_in_corpus
 
@@ -200,9 +201,13 @@ def check_upload(data: bytes, name: str) -> tuple[list[Blueprint], list[InputFil
     """Every blueprint of an uploaded JSONL and every bad line (all of them, not only the first).
 
     The caller stores nothing unless the error list is empty: a half-imported file is worse than
-    none.
+    none. A blueprint is refused here as in `codesearch db import`: its corpus must be here, hold
+    its expected files, and be able to run its reference call.
     """
-    return read_blueprints_jsonl(_NamedLines(data, name), skip_bad=True)
+    lines = _NamedLines(data, name)
+    blueprints, errors = read_blueprints_jsonl(lines, skip_bad=True)
+    unusable = corpus_check_errors(blueprints, lines, source=name)
+    return blueprints, sorted([*errors, *unusable], key=lambda e: e.line)
 
 
 class _NamedLines:

@@ -7,6 +7,7 @@ Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out
 `config`).
 """
 
+from codesearch_core.tools.argv import ArgvError, check_runnable
 from codesearch_core.tools.paths import resolve_in_corpus
 from codesearch_core.tools.pcre2 import requires_pcre2
 from codesearch_core.tools.runner import (
@@ -38,7 +39,9 @@ __all__ = [
     "RIPGREP_ARGUMENTS",
     "TOOL_CALL_SCHEMA",
     "TOOL_DESCRIPTIONS",
+    "ArgvError",
     "arguments_schema",
+    "check_runnable",
     "parse_plan",
     "parse_tool_call",
     "plan_to_dict",

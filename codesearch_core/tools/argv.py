@@ -141,6 +141,12 @@ def tool_argv(
     return ast_grep_argv(call, corpus_root, restrict_files)
 
 
+def check_runnable(call: ToolCall, corpus_root: Path) -> None:
+    """ArgvError (with its `kind`) when `call` could not run on this corpus: a path outside it, an
+    unknown file type, a pattern that needs PCRE2 without it. Nothing is run."""
+    tool_argv(call, corpus_root)
+
+
 def _require_tool(call: ToolCall, tool: ToolName) -> None:
     if call.name is not tool:
         raise ToolCallError(f"expected a {tool.value} call, got {call.name.value}", "name")

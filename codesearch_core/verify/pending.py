@@ -103,6 +103,9 @@ def verify_pending(
     roots = _CorpusRoots()
     in_flight: set[str] = set()
     yielded: set[str] = set()
+    #: The blueprint key each task is graded against: an outcome whose blueprint was edited while
+    #: it ran is not written (it stays pending for the next run).
+    graded_against: dict[str, str] = {}
     stopped = False
 
     def stop_requested() -> bool:
@@ -123,6 +126,8 @@ def verify_pending(
                     return
                 yielded.add(row.proposal_id)
                 in_flight.add(row.proposal_id)
+                if row.grading_key:
+                    graded_against[row.proposal_id] = row.grading_key
                 yield task_for(
                     row,
                     roots(row.blueprint.corpus),
@@ -142,7 +147,12 @@ def verify_pending(
         if not unwritten:
             return
         store.record_executions_and_grades(
-            [(o.proposal_id, o.run, o.grade, o.reward) for o in unwritten]
+            [(o.proposal_id, o.run, o.grade, o.reward) for o in unwritten],
+            graded_against={
+                o.proposal_id: graded_against[o.proposal_id]
+                for o in unwritten
+                if o.proposal_id in graded_against
+            },
         )
         # Emptied before counting: a Ctrl-C while the progress is drawn must not write (and
         # count) the same batch twice. Counted once stored, so progress is what a crash keeps.

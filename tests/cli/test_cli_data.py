@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from store_helpers import blueprint, proposal
+from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.cli import main
 from codesearch_core.corpora.blueprints import blueprint_to_dict
@@ -129,6 +129,7 @@ def _store_with_decisions(db: Path) -> None:
         a, b, c = store.add_proposals(
             [proposal(bps[0], "a"), proposal(bps[0], "b"), proposal(bps[1], "c")]
         )
+        executed(store, [a, b, c])
         store.record_decision(a, "accept", "ann")
         store.record_decision(b, "reject", "ann")
         store.record_decision(c, "accept", "ann")

@@ -177,7 +177,10 @@ def test_the_same_store_exports_the_same_bytes(store: Store, tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("filters", "expected"),
     [
-        (QueueFilters(tool="ripgrep_search"), ["F"]),
+        # The Tool filter is the exported answer's tool (bug 10 of the review issue): A and D are
+        # ripgrep answers to an ast-grep blueprint.
+        (QueueFilters(tool="ripgrep_search"), ["A", "D", "F"]),
+        (QueueFilters(tool="ast_grep_search"), []),
         (QueueFilters(language="python"), ["A", "D"]),
         (QueueFilters(min_f1=0.6), ["A", "F"]),
         (QueueFilters(engine="vllm", model="qwen"), ["A", "F"]),

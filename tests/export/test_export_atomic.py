@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_helpers import blueprint, proposal
+from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.errors import StoreError
 from codesearch_core.export.writers import ExportFormat, export, write_jsonl_atomic
@@ -117,7 +117,9 @@ def previous_export(tmp_path: Path) -> tuple[Path, Path]:
             blueprint(i, intent=f"Find the calls to handler_{i} " + "x" * 200) for i in range(40)
         ]
         store.add_blueprints(bps)
-        for pid in store.add_proposals([proposal(bp) for bp in bps]):
+        ids = store.add_proposals([proposal(bp) for bp in bps])
+        executed(store, ids)
+        for pid in ids:
             store.record_decision(pid, "accept", "ann")
         export(store, ExportFormat.XLAM, out)
     return db, out

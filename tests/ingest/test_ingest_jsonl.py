@@ -14,9 +14,9 @@ from codesearch_core.corpora.blueprints import blueprint_from_dict, blueprint_to
 from codesearch_core.corpora.jsonl_lines import MAX_LINE_BYTES
 from codesearch_core.errors import InputFileError
 from codesearch_core.ingest.jsonl import (
+    corpus_check_errors,
     import_blueprints_jsonl,
     import_proposals_jsonl,
-    missing_expected_files_errors,
 )
 from codesearch_core.store.core import Store
 
@@ -211,10 +211,10 @@ def test_an_upload_can_be_checked_for_missing_expected_files_line_by_line(tmp_pa
     # What the app's upload check gets: the blueprints it parsed and the uploaded lines.
     lines = [json.dumps(blueprint_to_dict(blueprint(0))), json.dumps(_gone(1, "x.py"))]
     blueprints = [blueprint(0), blueprint_from_dict(_gone(1, "x.py"))]
-    errors = missing_expected_files_errors(blueprints, lines, source="upload.jsonl")
+    errors = corpus_check_errors(blueprints, lines, source="upload.jsonl")
     assert [(e.blueprint_id, e.line) for e in errors] == [("bp-001", 2)]
     assert str(errors[0]).startswith("upload.jsonl:2: blueprint 'bp-001': expected file missing")
-    assert missing_expected_files_errors([blueprint(0)], lines, source="upload.jsonl") == []
+    assert corpus_check_errors([blueprint(0)], lines, source="upload.jsonl") == []
 
 
 # --- lines too long to be records ----------------------------------------------------------------

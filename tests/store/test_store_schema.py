@@ -73,13 +73,55 @@ def test_an_older_store_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
     conn.close()
 
 
+def test_a_v2_store_keeps_every_reviewers_decision_as_theirs(tmp_path: Path) -> None:
+    """v2 kept one decision per item: the last click. v3 reads the log again: both reviewers'
+    decisions are votes, and an item they disagree on is a conflict, not the later one's."""
+    path = tmp_path / "v2.duckdb"
+    _write_v1_store(path)
+    conn = duckdb.connect(str(path))
+    apply_migrations(conn, current=1, upto=2)
+    pid = proposal_id(proposal(blueprint(1)))
+    now = utc_now()
+    for event, action, undoes, who in [
+        (1, "accept", None, "ann"),
+        (2, "reject", None, "bob"),
+        (3, "skip", None, "cid"),
+        (4, "undo", 3, "cid"),
+    ]:
+        conn.execute(
+            "INSERT INTO decisions VALUES (?, ?, ?, ?, ?, '', '', ?)",
+            [event, pid, action, undoes, who, now],
+        )
+    conn.execute(
+        "UPDATE proposals SET decision = 'reject', decision_event_id = 2, span_f1 = 0, reward = 0.1"
+    )
+    conn.execute(
+        "INSERT INTO executions VALUES (1, ?, true, '[]', 0, 0, '', 0.1, false, NULL, '', ?)",
+        [pid, now],
+    )
+    conn.execute(
+        "INSERT INTO grades VALUES (1, ?, 0, 0, 0, 0, 0, 1, 0, 0.1, '{}', ?)", [pid, now]
+    )
+    conn.close()
+    with Store(path) as store:
+        item = store.review_item(pid)
+        assert item is not None
+        assert {who: action for who, (action, _) in item.votes.items()} == {
+            "ann": "accept",
+            "bob": "reject",
+        }
+        assert item.state == "conflict"
+        assert item.grade_current  # v2 deleted grades on edits: what it kept is current
+        assert store.check_caches() == []
+
+
 def test_a_store_from_a_newer_build_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "new.duckdb"
     Store(path).close()
     conn = duckdb.connect(str(path))
     conn.execute("INSERT INTO schema_version VALUES (99, now()::TIMESTAMP)")
     conn.close()
-    with pytest.raises(StoreError, match=r"newer codesearch-gym \(schema 99, this build knows 2\)"):
+    with pytest.raises(StoreError, match=r"newer codesearch-gym \(schema 99, this build knows 3\)"):
         Store(path)
 
 
