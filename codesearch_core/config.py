@@ -29,4 +29,5 @@ def db_path() -> Path:
 
 
 def exports_dir() -> Path:
-    return data_dir() / "exports"
+    """Where the app writes exports; it writes nowhere else (set CODESEARCH_EXPORTS to move it)."""
+    return Path(os.environ.get("CODESEARCH_EXPORTS", data_dir() / "exports"))

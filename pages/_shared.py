@@ -1,14 +1,13 @@
-"""The studio's Streamlit-aware plumbing: the cached store, the sidebar, routing and page switches.
-The tool-call editor is in `pages/_call_editor.py`, the in-process vLLM engine in `pages/_vllm.py`. Logic lives in `codesearch_core`; this module only wires
-it to Streamlit's caches and session state. The session-state keys that pages share are named
-here, once, so a typo cannot split them.
+"""The studio's Streamlit-aware plumbing: the cached store, the sidebar, routing and page switches
+(the tool-call editor is `pages/_call_editor.py`, the vLLM engine `pages/_vllm.py`). Logic lives in `codesearch_core`; this module only wires
+it to Streamlit's caches and session state; the session-state keys pages share are named here.
 """
 
 from __future__ import annotations
 
 import runpy
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -17,7 +16,7 @@ import streamlit as st
 
 from codesearch_core import config, corpora, ingest, studio
 from codesearch_core.errors import CodesearchError
-from codesearch_core.store import Store
+from codesearch_core.store import Store, check_reviewer
 from pages._vllm import vllm_status_line
 
 #: The reviewer's name; bound to the URL so a refresh or a bookmark keeps it.
@@ -122,14 +121,28 @@ def lines_of(corpus_name: str, rel: str) -> list[str]:
 def sidebar() -> None:
     """Store file, corpus, active engine and reviewer: on every page."""
     with st.sidebar:
+        # Mirrored into the address by hand: a widget bound to a query parameter makes every
+        # `st.switch_page` fail, whether it clears the parameters or sets them.
+        if REVIEWER not in st.session_state:
+            st.session_state[REVIEWER] = st.query_params.get(REVIEWER, "")
         st.text_input(
             "Reviewer",
             key=REVIEWER,
             placeholder="your name",
             help="Your decisions are recorded under this name; the Review page resumes where "
             "you left off. Kept in the page address, so a refresh keeps it.",
-            bind="query-params",
         )
+        name = str(st.session_state.get(REVIEWER) or "").strip()
+        if st.query_params.get(REVIEWER, "") != name:
+            if name:
+                st.query_params[REVIEWER] = name
+            else:
+                st.query_params.pop(REVIEWER, None)
+        if name:
+            try:
+                check_reviewer(name)
+            except CodesearchError as err:
+                st.error(f"Reviewer: {err}", icon=":material/badge:")
         names = corpora.list_corpora()
         if names:
             if st.session_state.get(CORPUS) not in names:
@@ -160,7 +173,12 @@ def set_active_engine(kind: str, label: str) -> None:
 
 
 def reviewer() -> str:
-    return str(st.session_state.get(REVIEWER) or "").strip()
+    """The reviewer name from the sidebar, or "" when none (or a bad one) is set."""
+    name = str(st.session_state.get(REVIEWER) or "").strip()
+    try:
+        return check_reviewer(name) if name else ""
+    except CodesearchError:
+        return ""
 
 
 def current_corpus() -> str | None:
@@ -168,8 +186,14 @@ def current_corpus() -> str | None:
     return str(value) if value else None
 
 
-def go_to(page: str, **state: Any) -> None:
-    """Hand `state` to the next page through session state, then switch to it."""
-    for key, value in state.items():
+def go_to(
+    page: str, *, params: Mapping[str, str] | None = None, state: Mapping[str, Any] | None = None
+) -> None:
+    """Hand `state` to the next page (session state) and switch; its address gets `params`."""
+    for key, value in (state or {}).items():
         st.session_state[key] = value
-    st.switch_page(page)
+    query = dict(params or {})
+    name = str(st.session_state.get(REVIEWER) or "").strip()
+    if name:
+        query[REVIEWER] = name
+    st.switch_page(page, query_params=query)

@@ -117,7 +117,9 @@ with st.container(border=True):
         disabled=not selected,
         width="stretch",
     ):
-        _shared.go_to(_shared.PAGE_PROPOSE, **{_shared.PROPOSE_SELECTION: [b.id for b in selected]})
+        _shared.go_to(
+            _shared.PAGE_PROPOSE, state={_shared.PROPOSE_SELECTION: [b.id for b in selected]}
+        )
     a4.download_button(
         "Download JSONL",
         data=lambda: dumps_blueprints_jsonl(

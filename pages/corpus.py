@@ -76,7 +76,7 @@ with st.container(border=True):
     ):
         call = st.session_state[LAST_SEARCH]["call"]
         draft = studio.draft_from_run(name, call, result_for_corpus.findings)
-        _shared.go_to(_shared.PAGE_BLUEPRINTS, **{_shared.BLUEPRINT_DRAFT: draft})
+        _shared.go_to(_shared.PAGE_BLUEPRINTS, state={_shared.BLUEPRINT_DRAFT: draft})
 
 hits_by_file: dict[str, list[Mark]] = {}
 if result_for_corpus is not None:

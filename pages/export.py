@@ -11,7 +11,7 @@ import streamlit as st
 
 from codesearch_core import config
 from codesearch_core.errors import CodesearchError
-from codesearch_core.export import ExportFormat, export, preview
+from codesearch_core.export import EXPORT_RULE, ExportFormat, export, export_path, preview
 from codesearch_core.models import ToolName
 from codesearch_core.store import DecisionState, QueueFilters
 from pages import _shared
@@ -60,6 +60,7 @@ include_reference = include_reference and fmt is not ExportFormat.PAIRS
 
 accepted = store.review_queue(replace(filters, decision=DecisionState.ACCEPTED), limit=0).total
 rejected = store.review_queue(replace(filters, decision=DecisionState.REJECTED), limit=0).total
+left_out = store.export_exclusions(filters)
 k1, k2, k3 = st.columns(3)
 k1.metric("Accepted items", f"{accepted:,}")
 k2.metric("Rejected items", f"{rejected:,}", help="the rejected side of preference pairs")
@@ -69,6 +70,13 @@ if fmt is ExportFormat.PAIRS:
     )
 else:
     k3.metric("Records", f"{accepted:,}" + (" + gold" if include_reference else ""))
+
+st.caption(f"**Rule**: {EXPORT_RULE}.")
+if any(left_out.values()):
+    st.caption(
+        "Left out as answers: "
+        + " · ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in left_out.items() if n)
+    )
 
 st.subheader("Preview", anchor=False)
 with _shared.shown_errors():
@@ -82,15 +90,15 @@ with _shared.shown_errors():
             st.json(record)
 
 st.subheader("Write", anchor=False)
-default_path = config.exports_dir() / f"{fmt.value}.jsonl"
+st.caption(f"Exports are written under `{config.exports_dir()}` (a manifest beside each file).")
 w1, w2, w3 = st.columns([4, 1, 1])
-out = w1.text_input("Path", value=str(default_path), key=f"ex:path:{fmt.value}",
-                    label_visibility="collapsed")  # fmt: skip
-if w2.button(
-    "Write to path", type="primary", icon=":material/save:", key="ex:write", width="stretch"
-):
+name = w1.text_input("File name", value=f"{fmt.value}.jsonl", key=f"ex:path:{fmt.value}",
+                     label_visibility="collapsed")  # fmt: skip
+if w2.button("Write", type="primary", icon=":material/save:", key="ex:write", width="stretch"):
+    # Only the latest write's outcome is shown: an earlier success never stays beside a failure.
+    st.session_state.pop(LAST_MANIFEST, None)
     try:
-        manifest = export(store, fmt, Path(out), filters=filters, with_meta=with_meta,
+        manifest = export(store, fmt, export_path(name), filters=filters, with_meta=with_meta,
                           include_reference=include_reference)  # fmt: skip
         st.session_state[LAST_MANIFEST] = manifest.to_dict()
     except (CodesearchError, OSError) as err:

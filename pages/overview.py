@@ -10,7 +10,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from codesearch_core.store import DecisionState, QueueFilters
+from codesearch_core import studio
+from codesearch_core.errors import CodesearchError
+from codesearch_core.store import DecisionState, QueueFilters, ReviewSettings
 from pages import _shared
 
 _shared.ensure_routed()
@@ -38,10 +40,10 @@ m[7].metric("Mean span F1", "n/a" if stats.mean_span_f1 is None else f"{stats.me
 
 
 def open_review(filters: QueueFilters) -> None:
-    _shared.go_to(_shared.PAGE_REVIEW, **{_shared.REVIEW_FILTERS: filters})
+    _shared.go_to(_shared.PAGE_REVIEW, params=studio.filters_to_params(filters))
 
 
-q1, q2, q3, q4 = st.columns(4)
+q1, q2, q3, q4, q5 = st.columns(5)
 if q1.button("Review undecided", icon=":material/fact_check:", width="stretch",
              disabled=not c.undecided):  # fmt: skip
     open_review(QueueFilters())
@@ -53,6 +55,52 @@ if q3.button("Review low span F1 (< 0.5)", icon=":material/trending_down:", widt
 if q4.button("Review accepted", icon=":material/verified:", width="stretch",
              disabled=not c.accepted):  # fmt: skip
     open_review(QueueFilters(decision=DecisionState.ACCEPTED))
+if q5.button(f"Conflicts ({c.conflicts})", icon=":material/gavel:", width="stretch",
+             disabled=not c.conflicts, key="open_conflicts"):  # fmt: skip
+    open_review(QueueFilters(decision=DecisionState.CONFLICT))
+
+
+@st.fragment
+def team() -> None:
+    """Reviewers, their agreement, and how many reviews an item needs (shared by everyone)."""
+    st.subheader("Reviewers", anchor=False)
+    a = stats.agreement
+    t1, t2, t3, t4 = st.columns(4)
+    t1.metric("Reviews per item", stats.reviews_per_item)
+    t2.metric("Items with 2+ reviews", f"{a.items:,}")
+    t3.metric("Percent agreement", _pct(a.percent), help="items on which every review is the same")
+    t4.metric(
+        "Krippendorff's alpha", "n/a" if a.alpha is None else f"{a.alpha:.2f}",
+        help="chance-corrected agreement (nominal; 1 perfect, 0 chance); n/a with fewer than two "
+        "items or a single label",
+    )  # fmt: skip
+    if stats.reviewers:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"reviewer": r, "accepted": acc, "rejected": rej, "skipped": sk}
+                    for r, acc, rej, sk in stats.reviewers
+                ]
+            ),
+            hide_index=True,
+        )
+    with st.form("review_settings", border=False):
+        current = store.review_settings()
+        f1, f2, f3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        n = f1.number_input("Reviews per item", 1, 20, current.reviews_per_item, key="rs:n")
+        minutes = f2.number_input(
+            "Lease (minutes)", 0.5, 1440.0, float(current.lease_minutes), step=0.5, key="rs:lease",
+            help="how long an item shown to a reviewer stays away from the others",
+        )  # fmt: skip
+        if f3.form_submit_button("Save review settings", icon=":material/save:"):
+            try:
+                store.set_review_settings(ReviewSettings(int(n), float(minutes)))
+                st.rerun()
+            except CodesearchError as err:
+                st.error(str(err), icon=":material/error:")
+
+
+team()
 
 if not c.proposals:
     st.info(
@@ -61,7 +109,7 @@ if not c.proposals:
         icon=":material/lightbulb:",
     )
     if st.button("Make proposals", type="primary", icon=":material/auto_awesome:"):
-        st.switch_page(_shared.PAGE_PROPOSE)
+        _shared.go_to(_shared.PAGE_PROPOSE)
     st.stop()
 
 ACTION_COLOURS = alt.Scale(

@@ -287,5 +287,5 @@ if counts.undecided and st.button("Review them", icon=":material/fact_check:", k
     engine_name = (last or {}).get("engine")
     _shared.go_to(
         _shared.PAGE_REVIEW,
-        **{_shared.REVIEW_FILTERS: QueueFilters(engine=engine_name or None)},
+        params=studio.filters_to_params(QueueFilters(engine=engine_name or None)),
     )

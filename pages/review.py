@@ -1,8 +1,11 @@
 """Review: one proposal at a time against its blueprint, decided with one keystroke.
 
-The item shown is derived from the store (the first undecided item in queue order), so a refresh or a
-second tab resumes where the curator left off; decisions are append-only events, so two curators
-never overwrite each other. The card is a fragment: a decision re-renders the card, not the page.
+A reviewer's queue comes from the store: the next item they still have to review, leased to them so
+other reviewers are not shown it (unless it needs more reviews). Each reviewer's decision is kept as
+theirs; items on which reviewers disagree go to the Conflicts queue for a final decision. Filters,
+the item on the card and the reviewer live in the page address, and undo walks back through the
+reviewer's own decisions in the store, so a reload loses nothing. The card is a fragment: a decision
+re-renders the card, not the page.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from codesearch_core import studio
 from codesearch_core.engines import IMPORT_ENGINE, MUTATIONS_ENGINE, OPENAI_ENGINE, VLLM_ENGINE
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
-from codesearch_core.store import DecisionState, QueueFilters, ReviewItem
+from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, StaleDecisionError
 from codesearch_core.studio import Change, FindingStatus, call_diff, hit_windows, render_lines_html
 from codesearch_core.tools import AST_GREP_LANGUAGES
 from pages import _call_editor, _shared
@@ -27,8 +30,8 @@ from pages import _call_editor, _shared
 _shared.ensure_routed()
 
 CURRENT = "review_current"  # the proposal id on the card
-UNDO_STACK = "review_undo_stack"  # ids this session decided, newest last
 FLASH = "review_flash"  # a message for the next render of the card: (kind, text)
+UNDONE = "review_undone"  # the item an undo put back on the card: shown even if others settled it
 MAX_FINDING_ROWS = 40
 ANY = "any"
 
@@ -37,7 +40,14 @@ st.title("Review")
 
 # --- queue filters ------------------------------------------------------------------------------
 
-filters: QueueFilters = st.session_state.get(_shared.REVIEW_FILTERS) or QueueFilters()
+who = _shared.reviewer()
+if any(k in st.query_params for k in studio.FILTER_PARAMS):
+    # The address wins: a link from Overview, a bookmark, a reload.
+    filters = studio.filters_from_params(st.query_params.to_dict(), who)
+else:
+    filters = st.session_state.get(_shared.REVIEW_FILTERS) or QueueFilters()
+if st.query_params.get(studio.ITEM_PARAM) and CURRENT not in st.session_state:
+    st.session_state[CURRENT] = st.query_params[studio.ITEM_PARAM]
 if st.session_state.get("rf:applied") != filters:
     # Filters set elsewhere (an Overview chart) are loaded into the widgets once.
     st.session_state.update(
@@ -78,7 +88,8 @@ with st.expander("Queue filters", icon=":material/filter_list:", expanded=False)
         g2.slider("Span F1", 0.0, 1.0, step=0.05, key="rf:f1", disabled=not graded),
     )
 
-new_filters = QueueFilters(
+new_filters = replace(
+    filters,
     tool=None if tool == ANY else tool,
     language=None if language == ANY else language,
     tag=tag.strip() or None,
@@ -86,6 +97,7 @@ new_filters = QueueFilters(
     decision=DecisionState(decision),
     min_f1=float(f1_range[0]) if graded else None,
     max_f1=float(f1_range[1]) if graded else None,
+    reviewer=who or None,
 )
 if new_filters != filters:
     # Other filters: the card starts again from the first matching item.
@@ -93,7 +105,14 @@ if new_filters != filters:
 st.session_state[_shared.REVIEW_FILTERS] = new_filters
 st.session_state["rf:applied"] = new_filters
 filters = new_filters
-active = {k: v for k, v in filters.to_dict().items() if k != "decision"}
+# The address carries the filters (and, below, the item), so a reload or a bookmark keeps them.
+wanted = studio.filters_to_params(filters)
+for key in studio.FILTER_PARAMS:
+    if key in wanted and st.query_params.get(key) != wanted[key]:
+        st.query_params[key] = wanted[key]
+    elif key not in wanted and key in st.query_params:
+        del st.query_params[key]
+active = {k: v for k, v in filters.to_dict().items() if k not in ("decision", "reviewer")}
 if active:
     st.caption("Filtered by " + ", ".join(f"**{k}** = `{v}`" for k, v in active.items()))
 
@@ -101,33 +120,43 @@ if active:
 # --- actions (callbacks: they run before the card re-renders) -----------------------------------
 
 
-def _decide(item_id: str, action: DecisionAction) -> None:
+def _decide(item_id: str, action: DecisionAction, seen: int | None, final: bool = False) -> None:
     who = _shared.reviewer()
     note = str(st.session_state.get(f"note:{item_id}", "")).strip()
     reason = ""
     if action is DecisionAction.REJECT:
         reason = str(st.session_state.get(f"reason:{item_id}") or "")
     try:
-        store.record_decision(item_id, action, who, note=note, reason=reason)
-        st.session_state.setdefault(UNDO_STACK, []).append(item_id)
+        store.record_decision(
+            item_id, action, who, note=note, reason=reason, seen=seen, final=final
+        )
+        st.session_state.pop(UNDONE, None)
         st.session_state[CURRENT] = studio.next_item_id(store, filters, after_id=item_id)
-        st.session_state[FLASH] = ("toast", f"{action.value.capitalize()}ed" if action
-                                   is not DecisionAction.SKIP else "Skipped")  # fmt: skip
+        done = {DecisionAction.SKIP: "Skipped"}.get(action, f"{action.value.capitalize()}ed")
+        st.session_state[FLASH] = ("toast", ("Final: " if final else "") + done)
+    except StaleDecisionError as err:
+        # Another tab of this reviewer decided it: show the next item, say why.
+        st.session_state[CURRENT] = studio.next_item_id(store, filters, after_id=item_id)
+        st.session_state[FLASH] = ("warning", str(err))
+    except CodesearchError as err:
+        # Nothing was written: the card stays, with the reason.
+        st.session_state[FLASH] = ("error", str(err))
+
+
+def _undo() -> None:
+    try:
+        item_id, _ = store.undo_last(_shared.reviewer())
+        st.session_state[CURRENT] = st.session_state[UNDONE] = item_id
+        st.session_state[FLASH] = ("toast", "Undone: the item is back on the card")
     except CodesearchError as err:
         st.session_state[FLASH] = ("error", str(err))
 
 
-def _undo(item_id: str | None) -> None:
-    stack: list[str] = st.session_state.setdefault(UNDO_STACK, [])
-    target = stack[-1] if stack else item_id
-    if target is None:
-        return
+def _run_now(item: ReviewItem) -> None:
+    """Execute and grade an item that was never run (only a run call can be accepted)."""
     try:
-        store.record_decision(target, DecisionAction.UNDO, _shared.reviewer())
-        if stack:
-            stack.pop()
-        st.session_state[CURRENT] = target
-        st.session_state[FLASH] = ("toast", "Undone: the item is back on the card")
+        studio.run_item(store, item)
+        st.session_state[FLASH] = ("toast", "Executed and graded")
     except CodesearchError as err:
         st.session_state[FLASH] = ("error", str(err))
 
@@ -156,66 +185,99 @@ def _call_json(call: object) -> str:
     return json.dumps(call, indent=2, ensure_ascii=False)
 
 
-def _decision_bar(item: ReviewItem, who: str, stack: list[str]) -> None:
+def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
     """Accept / Reject / Skip / Undo with their keys, the note and the reject reason: at the top of
     the card, so neither the mouse nor the eye has to travel to decide."""
     stored = item.proposal
     if not who:
         st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
                    icon=":material/badge:")  # fmt: skip
+    run = item.execution
+    why_not = (
+        "An invalid call cannot be accepted: reject it, or edit the call below and accept the "
+        "new proposal." if stored.proposal.call is None
+        else "Not executed yet: run it first (Run it now)." if run is None
+        else "Its run failed: only a call that ran without an error can be accepted."
+        if not run.ok else None
+    )  # fmt: skip
+    vote = item.vote_of(who) if who else None
+    seen = vote[1] if vote else None
     b1, b2, b3, b4, note, reason = st.columns(
         [1.5, 1.5, 1.3, 1.3, 2.6, 2.2], vertical_alignment="center"
     )
-    invalid = stored.proposal.call is None
     b1.button("Accept", type="primary", icon=":material/check:", shortcut="A",
-              disabled=not who or invalid, on_click=_decide,
-              args=(stored.id, DecisionAction.ACCEPT), key="accept", width="stretch",
-              help="An invalid call cannot be accepted: reject it, or edit the call below and "
-              "accept the new proposal." if invalid else None)  # fmt: skip
+              disabled=not who or why_not is not None, on_click=_decide,
+              args=(stored.id, DecisionAction.ACCEPT, seen), key="accept", width="stretch",
+              help=why_not)  # fmt: skip
     b2.button("Reject", icon=":material/close:", shortcut="X", disabled=not who,
-              on_click=_decide, args=(stored.id, DecisionAction.REJECT), key="reject",
+              on_click=_decide, args=(stored.id, DecisionAction.REJECT, seen), key="reject",
               width="stretch")  # fmt: skip
     b3.button("Skip", icon=":material/skip_next:", shortcut="S", disabled=not who,
-              on_click=_decide, args=(stored.id, DecisionAction.SKIP), key="skip",
+              on_click=_decide, args=(stored.id, DecisionAction.SKIP, seen), key="skip",
               width="stretch")  # fmt: skip
-    can_undo = bool(who) and (bool(stack) or item.decision is not None)
     b4.button("Undo", icon=":material/undo:", shortcut="U", disabled=not can_undo,
-              on_click=_undo, args=(stored.id,), key="undo", width="stretch")  # fmt: skip
+              on_click=_undo, key="undo", width="stretch",
+              help="Undo your own last decision (on any item)")  # fmt: skip
     note.text_input("Note", key=f"note:{stored.id}", placeholder="note (optional)",
                     label_visibility="collapsed")  # fmt: skip
     reason.selectbox(
         "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
         placeholder="reject reason", label_visibility="collapsed",
     )  # fmt: skip
+    if item.state == "conflict":
+        st.warning("Reviewers disagree on this item. A final decision settles it:",
+                   icon=":material/gavel:")  # fmt: skip
+        r1, r2, _ = st.columns([2, 2, 5])
+        r1.button("Final: accept", icon=":material/gavel:", key="final_accept",
+                  disabled=not who or why_not is not None, on_click=_decide,
+                  args=(stored.id, DecisionAction.ACCEPT, None, True))  # fmt: skip
+        r2.button("Final: reject", icon=":material/gavel:", key="final_reject",
+                  disabled=not who, on_click=_decide,
+                  args=(stored.id, DecisionAction.REJECT, None, True))  # fmt: skip
 
 
 @st.fragment
 def review_card() -> None:
+    # Only the latest action's message: an earlier one never stays beside it.
     flash = st.session_state.pop(FLASH, None)
     if flash:
         kind, text = flash
         if kind == "toast":
             st.toast(text, icon=":material/check:")
+        elif kind == "warning":
+            st.warning(text, icon=":material/tab:")
         else:
-            st.error(text)
-    who = _shared.reviewer()
+            st.error(text, icon=":material/error:")
+    to_do = bool(who) and DecisionState(filters.decision) is DecisionState.UNDECIDED
     item_id = st.session_state.get(CURRENT)
     item = store.review_item(item_id) if item_id else None
+    pinned = item is not None and item.proposal.id == st.session_state.get(UNDONE)
+    if item is not None and to_do and not pinned and (item.vote_of(who) or item.state is not None):
+        item = None  # decided meanwhile (another tab, another reviewer): not to do any more
+    elif item is not None and to_do:
+        store.take_lease(item.proposal.id, who)  # a reload or a deep link: keep it ours
     if item is None:
         item_id = studio.next_item_id(store, filters)
         st.session_state[CURRENT] = item_id
         item = store.review_item(item_id) if item_id else None
-    stack = st.session_state.get(UNDO_STACK) or []
+    if item is not None and st.query_params.get(studio.ITEM_PARAM) != item.proposal.id:
+        st.query_params[studio.ITEM_PARAM] = item.proposal.id
+    elif item is None and studio.ITEM_PARAM in st.query_params:
+        del st.query_params[studio.ITEM_PARAM]
+    undoable = store.last_undoable(who) if who else None
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")
-        if stack:
+        if undoable:
             st.button("Undo last decision", icon=":material/undo:", shortcut="U",
-                      on_click=_undo, args=(None,), key="undo_empty")  # fmt: skip
+                      on_click=_undo, key="undo_empty")  # fmt: skip
         left, right = st.columns(2)
         if left.button("Make proposals", icon=":material/auto_awesome:"):
-            st.switch_page(_shared.PAGE_PROPOSE)
+            _shared.go_to(_shared.PAGE_PROPOSE)
         if right.button("Show every item", icon=":material/filter_list_off:"):
             st.session_state[_shared.REVIEW_FILTERS] = QueueFilters(decision=DecisionState.ANY)
+            for key in studio.FILTER_PARAMS:
+                st.query_params.pop(key, None)
+            st.query_params["decision"] = DecisionState.ANY.value
             st.rerun()
         return
 
@@ -241,15 +303,15 @@ def review_card() -> None:
         if proposal.parent_id:
             origin += f" · edited from `{proposal.parent_id[:10]}`"
         st.caption(f"Proposal `{stored.id[:10]}` (#{stored.seq}) · {origin}")
-        if item.decision is not None:
+        state = {"accept": "accepted", "reject": "rejected", "conflict": "in conflict"}
+        reviews = " · ".join(f"{r} **{a}**" for r, (a, _) in item.votes.items()) or "none yet"
+        st.caption(f"Reviews: {reviews} · item **{state.get(item.state or '', 'open')}**")
+        if item.decision is not None and item.decision.final:
             d = item.decision
-            st.info(
-                f"Current decision: **{d.action.value}** by {d.reviewer}"
-                + (f" ({d.reason})" if d.reason else ""),
-                icon=":material/history:",
-            )
+            st.info(f"Final decision: **{d.action.value}** by {d.reviewer}"
+                    + (f" ({d.note})" if d.note else ""), icon=":material/gavel:")  # fmt: skip
     st.subheader(bp.intent, anchor=False)
-    _decision_bar(item, who, stack)
+    _decision_bar(item, who, undoable is not None)
 
     # The calls.
     ref_call = bp.reference_call.to_dict()
@@ -285,10 +347,10 @@ def review_card() -> None:
     # Run, grade, findings.
     run = item.execution
     if run is None:
-        st.warning(
-            "Not executed yet: run verification on the Propose page.",
-            icon=":material/hourglass_empty:",
-        )
+        st.warning("Not executed yet: only a call that ran can be accepted.",
+                   icon=":material/hourglass_empty:")  # fmt: skip
+        st.button("Run it now", icon=":material/play_arrow:", key="run_now",
+                  disabled=proposal.call is None, on_click=_run_now, args=(item,))  # fmt: skip
     else:
         metrics = st.columns(6)
         g = item.grade
@@ -305,6 +367,9 @@ def review_card() -> None:
             )
         if not run.ok:
             st.error(f"**{run.error_kind or 'error'}**: {run.error}", icon=":material/error:")
+        if not item.grade_current:
+            st.warning("Graded before the blueprint's expected findings changed: run it again.",
+                       icon=":material/update:")  # fmt: skip
         if run.truncated:
             st.warning("The findings were cut at the limit.")
         rows = studio.finding_rows_for(item) or ()

@@ -5,6 +5,20 @@ Public API: `export` (one entry point for every format), `preview`, `ExportForma
 Imports `store`, `engines` (the prompt the chat formats carry) and below.
 """
 
-from codesearch_core.export.writers import ExportFormat, export, manifest_path, preview
+from codesearch_core.export.writers import (
+    EXPORT_RULE,
+    ExportFormat,
+    export,
+    export_path,
+    manifest_path,
+    preview,
+)
 
-__all__ = ["ExportFormat", "export", "manifest_path", "preview"]
+__all__ = [
+    "EXPORT_RULE",
+    "ExportFormat",
+    "export",
+    "export_path",
+    "manifest_path",
+    "preview",
+]

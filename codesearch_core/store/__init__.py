@@ -8,6 +8,7 @@ files into it (`ingest`) and exporting from it (`export`) are layers above.
 """
 
 from codesearch_core.store.core import Store
+from codesearch_core.store.decisions import check_reviewer
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     BlueprintConflictError,
@@ -19,6 +20,8 @@ from codesearch_core.store.types import (
     PendingExecution,
     QueueFilters,
     ReviewItem,
+    ReviewSettings,
+    StaleDecisionError,
 )
 
 __all__ = [
@@ -31,6 +34,9 @@ __all__ = [
     "PendingExecution",
     "QueueFilters",
     "ReviewItem",
+    "ReviewSettings",
+    "StaleDecisionError",
     "Store",
+    "check_reviewer",
     "utc_now",
 ]

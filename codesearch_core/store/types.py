@@ -98,7 +98,9 @@ class QueueItem:
     valid: bool
     span_f1: float | None
     reward: float | None
-    decision: str | None  # the item's state: 'accept' / 'reject' (resolved), 'conflict', None (open)
+    decision: (
+        str | None
+    )  # the item's state: 'accept' / 'reject' (resolved), 'conflict', None (open)
 
 
 @dataclass(frozen=True, slots=True)

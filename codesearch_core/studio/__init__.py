@@ -50,15 +50,22 @@ from codesearch_core.studio.propose import (
 )
 from codesearch_core.studio.review import (
     EDIT_ENGINE,
+    FILTER_PARAMS,
+    ITEM_PARAM,
     REJECT_REASONS,
+    filters_from_params,
+    filters_to_params,
     finding_rows_for,
     next_item_id,
     rerun_edited,
+    run_item,
 )
 
 __all__ = [
     "EDIT_ENGINE",
     "EXPECTED_COLUMNS",
+    "FILTER_PARAMS",
+    "ITEM_PARAM",
     "REJECT_REASONS",
     "AstGrepForm",
     "BlueprintDraft",
@@ -84,6 +91,8 @@ __all__ = [
     "expected_table",
     "file_mtime_ns",
     "file_tree",
+    "filters_from_params",
+    "filters_to_params",
     "finding_rows_for",
     "form_fields",
     "form_values",
@@ -96,6 +105,7 @@ __all__ = [
     "propose_into_store",
     "render_lines_html",
     "rerun_edited",
+    "run_item",
     "spans_from_table",
     "suggest_blueprint_id",
 ]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Final
 
 from codesearch_core import corpora
 from codesearch_core.grading import diff_findings
 from codesearch_core.models import Proposal, ToolCall
-from codesearch_core.store import QueueFilters, ReviewItem, Store
+from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, Store
 from codesearch_core.studio.diff import FindingRow, finding_rows
 from codesearch_core.verify import VerifyTask, verify_one
 
@@ -28,12 +30,70 @@ EDIT_ENGINE: Final = "edit"
 
 
 def next_item_id(store: Store, filters: QueueFilters, after_id: str | None = None) -> str | None:
-    """The item to show next: the first match after `after_id` in queue order, wrapping round to the
-    start (an edited proposal arrives at the end, and its parent still waits near the start)."""
+    """The item to show next.
+
+    A reviewer's to-do queue ("undecided" with a reviewer) comes from the store's leases: the next
+    item they still have to review, kept away from other reviewers while they look at it. Other
+    queues (accepted, conflicts, ...) are browsed: the first match after `after_id` in queue order,
+    wrapping round to the start (an edited proposal arrives at the end, its parent near the start).
+    """
+    if filters.reviewer and DecisionState(filters.decision) is DecisionState.UNDECIDED:
+        return store.lease_next(filters, filters.reviewer)
     item = store.next_review_item(filters, after_id) if after_id else None
     if item is None:
         item = store.next_review_item(filters)
     return item.proposal_id if item else None
+
+
+#: Query-parameter names of the review filters (the page address carries them, so a reload or a
+#: bookmark keeps them; the reviewer is a parameter of its own), and of the item on the card.
+_TEXT_FILTERS: Final = (
+    "tool", "language", "tag", "text", "blueprint_id", "proposed_tool", "engine", "model",
+    "mutation_kind",
+)  # fmt: skip
+FILTER_PARAMS: Final = (*_TEXT_FILTERS, "valid_only", "min_f1", "max_f1", "decision")
+ITEM_PARAM: Final = "item"
+
+
+def filters_to_params(filters: QueueFilters) -> dict[str, str]:
+    """The review filters as query parameters: those that are set, and the decision state."""
+    params: dict[str, str] = {
+        k: str(getattr(filters, k)) for k in _TEXT_FILTERS if getattr(filters, k)
+    }
+    if filters.valid_only:
+        params["valid_only"] = "1"
+    for key in ("min_f1", "max_f1"):
+        value = getattr(filters, key)
+        if value is not None:
+            params[key] = f"{value:g}"
+    params["decision"] = DecisionState(filters.decision).value
+    return params
+
+
+def filters_from_params(params: Mapping[str, str], reviewer: str | None) -> QueueFilters:
+    """Review filters from query parameters; a value that does not parse is left out (a hand-
+    edited address should not break the page)."""
+
+    def number(key: str) -> float | None:
+        try:
+            value = float(params.get(key, ""))
+        except ValueError:
+            return None
+        return min(1.0, max(0.0, value)) if math.isfinite(value) else None
+
+    try:
+        decision = DecisionState(params.get("decision", DecisionState.UNDECIDED.value))
+    except ValueError:
+        decision = DecisionState.UNDECIDED
+    text = {k: (params.get(k) or "").strip()[:200] or None for k in _TEXT_FILTERS}
+    return QueueFilters(
+        **text,
+        valid_only=params.get("valid_only") == "1",
+        min_f1=number("min_f1"),
+        max_f1=number("max_f1"),
+        decision=decision,
+        reviewer=reviewer or None,
+    )
 
 
 def finding_rows_for(item: ReviewItem) -> tuple[FindingRow, ...] | None:
@@ -41,6 +101,23 @@ def finding_rows_for(item: ReviewItem) -> tuple[FindingRow, ...] | None:
     if item.execution is None:
         return None
     return finding_rows(diff_findings(item.execution.findings, item.blueprint.expected))
+
+
+def run_item(store: Store, item: ReviewItem) -> None:
+    """Execute and grade one stored proposal now (the Review card's "Run it now")."""
+    call = item.proposal.proposal.call
+    bp = item.blueprint
+    outcome = verify_one(
+        VerifyTask(
+            proposal_id=item.proposal.id,
+            call_json=None if call is None else call.to_json(),
+            corpus=bp.corpus,
+            corpus_root=str(corpora.corpus_root(bp.corpus)),
+            expected=bp.expected,
+            invalid_reason=item.proposal.proposal.error or "no valid tool call",
+        )
+    )
+    store.record_execution_and_grade(item.proposal.id, outcome.run, outcome.grade, outcome.reward)
 
 
 def rerun_edited(store: Store, item: ReviewItem, call: ToolCall, reviewer: str) -> str:

@@ -45,7 +45,8 @@ def test_every_page_renders_on_a_store_with_decisions(
         store.record_decision(queue[2], DecisionAction.SKIP, "bob")
     at = open_app(page, reviewer="ann")
     assert not at.exception
-    assert not texts(at, "error")
+    # The card may show its item's failed run ("**invalid_pattern**: ..."); nothing else may fail.
+    assert not [e for e in texts(at, "error") if not e.startswith("**")]
 
 
 def test_first_start_loads_the_seeds_into_a_new_store(studio_db: Path) -> None:

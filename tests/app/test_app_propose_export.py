@@ -7,6 +7,7 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
 from app_support import (
     open_app,
     reviewable_template_fixture,  # noqa: F401 (a fixture)
@@ -96,18 +97,20 @@ def test_a_malformed_proposals_upload_names_the_line_and_stores_nothing(studio_d
 
 
 def test_export_writes_the_accepted_items_and_a_manifest(
-    studio_db: Path, reviewable_template: Path, tmp_path: Path
+    studio_db: Path, reviewable_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "out"))
     queue = seed_reviewable(studio_db, reviewable_template)
     with stored(studio_db) as store:
-        for item in queue[:3]:
+        ran = [i for i in queue if (r := store.review_item(i)) and r.execution and r.execution.ok]
+        for item in ran[:3]:
             store.record_decision(item, DecisionAction.ACCEPT, "ann")
-        store.record_decision(queue[3], DecisionAction.REJECT, "ann")
+        store.record_decision(ran[3], DecisionAction.REJECT, "ann")
     at = open_app("pages/export.py")
     assert [m.value for m in at.metric][:2] == ["3", "1"]
     assert len(at.json) >= 1  # the preview
     out = tmp_path / "out" / "xlam.jsonl"
-    at.text_input(key="ex:path:xlam").input(str(out)).run()
+    at.text_input(key="ex:path:xlam").input("xlam.jsonl").run()
     at.button(key="ex:write").click().run()
     assert not at.exception and not texts(at, "error")
     records = [json.loads(line) for line in out.read_text().splitlines()]
@@ -115,14 +118,39 @@ def test_export_writes_the_accepted_items_and_a_manifest(
     assert {"id", "query", "tools", "answers"} <= set(records[0])
     manifest = json.loads((out.parent / "xlam.jsonl.manifest.json").read_text())
     assert manifest["rows"] == 3 and manifest["format"] == "xlam"
+    assert manifest["extra"]["left_out"]["open"] >= 1 and "resolved" in manifest["extra"]["rule"]
     assert any("Wrote **3** records" in s for s in texts(at, "success"))
+    # Bug 10: exports were mode 0600, unreadable to the trainer's account.
+    assert out.stat().st_mode & 0o777 == 0o644
 
 
-def test_export_to_an_unwritable_path_is_a_message(studio_db: Path, tmp_path: Path) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
+@pytest.mark.parametrize("name", ["../../x.jsonl", "/tmp/x.jsonl", "sub/../../x.jsonl"])
+def test_export_writes_only_inside_the_exports_folder(
+    studio_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Bug 10: "Write to path" accepted `../../x`."""
+    monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "exports" / "here"))
     at = open_app("pages/export.py")
-    at.text_input(key="ex:path:xlam").input(str(blocker / "x.jsonl")).run()
+    at.text_input(key="ex:path:xlam").input(name).run()
+    at.button(key="ex:write").click().run()
+    assert not at.exception
+    assert any("inside the exports folder" in e for e in texts(at, "error"))
+    assert not (tmp_path / "x.jsonl").exists() and not Path("/tmp/x.jsonl").exists()
+
+
+def test_export_to_an_unwritable_path_is_a_message_and_replaces_the_last_one(
+    studio_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "exports"))
+    (tmp_path / "exports").mkdir()
+    (tmp_path / "exports" / "file").write_text("not a directory")
+    at = open_app("pages/export.py")
+    at.text_input(key="ex:path:xlam").input("ok.jsonl").run()
+    at.button(key="ex:write").click().run()
+    assert any("Wrote" in s for s in texts(at, "success"))
+    at.text_input(key="ex:path:xlam").input("file/x.jsonl").run()
     at.button(key="ex:write").click().run()
     assert not at.exception
     assert any(e.startswith("Not written") for e in texts(at, "error"))
+    # Bug 9: the earlier success no longer stands beside the new failure.
+    assert not any("Wrote" in s for s in texts(at, "success"))

@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 import pytest
 from app_support import open_app, release_app_store, texts
-from store_helpers import blueprint, proposal
+from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.export.writers import export, manifest_path
 from codesearch_core.store.core import Store
@@ -68,7 +68,9 @@ def run_limited(db: Path, code: str, limit: int) -> dict[str, Any]:
 def accept_all(store: Store, first: int, last: int) -> None:
     bps = [blueprint(i) for i in range(first, last)]
     store.add_blueprints(bps)
-    for item in store.add_proposals([proposal(bp) for bp in bps]):
+    items = store.add_proposals([proposal(bp) for bp in bps])
+    executed(store, items)
+    for item in items:
         store.record_decision(item, "accept", "ann")
 
 
@@ -103,6 +105,7 @@ def test_a_full_disk_during_decisions_keeps_every_acknowledged_one(tmp_path: Pat
         bps = [blueprint(i) for i in range(20)]
         store.add_blueprints(bps)
         items = store.add_proposals([proposal(bp) for bp in bps])
+        executed(store, items)
     # The write-ahead log reaches the limit after a few dozen decisions.
     report = run_limited(
         db,

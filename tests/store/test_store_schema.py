@@ -99,9 +99,7 @@ def test_a_v2_store_keeps_every_reviewers_decision_as_theirs(tmp_path: Path) -> 
         "INSERT INTO executions VALUES (1, ?, true, '[]', 0, 0, '', 0.1, false, NULL, '', ?)",
         [pid, now],
     )
-    conn.execute(
-        "INSERT INTO grades VALUES (1, ?, 0, 0, 0, 0, 0, 1, 0, 0.1, '{}', ?)", [pid, now]
-    )
+    conn.execute("INSERT INTO grades VALUES (1, ?, 0, 0, 0, 0, 0, 1, 0, 0.1, '{}', ?)", [pid, now])
     conn.close()
     with Store(path) as store:
         item = store.review_item(pid)
