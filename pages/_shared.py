@@ -1,6 +1,6 @@
-"""The studio's Streamlit-aware plumbing: the cached store, the sidebar, routing and page switches
-(the tool-call editor is `pages/_call_editor.py`, the vLLM engine `pages/_vllm.py`). Logic lives in `codesearch_core`; this module only wires
-it to Streamlit's caches and session state; the session-state keys pages share are named here.
+"""The studio's Streamlit-aware plumbing: the cached store, the sidebar, routing, page switches
+(the call editor is `pages/_call_editor.py`, the vLLM engine `pages/_vllm.py`). Logic lives in
+`codesearch_core`; this wires it to Streamlit's caches and session state (keys named here once).
 """
 
 from __future__ import annotations
