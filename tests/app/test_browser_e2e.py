@@ -15,6 +15,7 @@ from browser_support import (
     CHROMIUM,
     SCREENSHOTS,
     Studio,
+    accept_enabled,
     open_page,
     settle,
 )
@@ -56,16 +57,6 @@ def _wait_for_card(page: Page, position: str) -> None:
             .some(b => b.innerText.includes('Reject') && !b.disabled)"""
     )
     settle(page)
-
-
-def accept_enabled(page: Page) -> bool:
-    return bool(
-        page.evaluate(
-            """() => [...document.querySelectorAll('button')]
-                .some(b => b.innerText.includes('Accept') && !b.innerText.includes('Final')
-                           && !b.disabled)"""
-        )
-    )
 
 
 def _screenshot(page: Page, name: str) -> None:
