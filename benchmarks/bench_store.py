@@ -29,6 +29,7 @@ import duckdb
 
 from codesearch_core.export.writers import ExportFormat, export
 from codesearch_core.store.core import Store
+from codesearch_core.store.schema import GRADING_KEY_SQL, LIVE_EVENT_SQL, item_state_update
 from codesearch_core.store.types import DecisionState, QueueFilters
 
 RESULTS = Path(__file__).parent / "results" / "store.md"
@@ -89,32 +90,41 @@ def build(path: Path, n_blueprints: int, n_proposals: int) -> None:
     """)
     conn.execute("""
         INSERT INTO grades SELECT seq, id, (seq % 11) / 10.0, (seq % 7) / 6.0, (seq % 5) / 4.0,
-            (seq % 13) / 12.0, 2, 1, 1, (seq % 13) / 12.0, '{"R_find":0.5}', created_at
+            (seq % 13) / 12.0, 2, 1, 1, (seq % 13) / 12.0, '{"R_find":0.5}', created_at,
+            NULL
         FROM proposals WHERE valid ORDER BY seq
+    """)
+    # Graded against the blueprints as they are: every grade is current.
+    conn.execute(f"""
+        UPDATE grades SET graded_against = (SELECT {GRADING_KEY_SQL} FROM proposals p
+            JOIN blueprints b ON b.seq = p.blueprint_seq WHERE p.seq = grades.proposal_seq)
     """)
     # A third of the items accepted, a ninth rejected and a ninth skipped; some undone and redone.
     conn.execute("""
-        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts)
+        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final)
         SELECT id, CASE WHEN (seq - 1) % 3 = 0 THEN 'accept'
                         WHEN (seq - 1) % 9 = 1 THEN 'reject' ELSE 'skip' END,
-            NULL, 'reviewer' || seq % 4, '', '', TIMESTAMP '2025-03-01' + to_seconds(seq * 20)
+            NULL, 'reviewer' || seq % 4, '', '', TIMESTAMP '2025-03-01' + to_seconds(seq * 20), false
         FROM proposals WHERE (seq - 1) % 3 = 0 OR (seq - 1) % 9 IN (1, 4) ORDER BY seq
     """)
     conn.execute("""
-        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts)
-        SELECT item_id, 'undo', event_id, reviewer, '', '', ts + INTERVAL 1 MINUTE
+        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final)
+        SELECT item_id, 'undo', event_id, reviewer, '', '', ts + INTERVAL 1 MINUTE, false
         FROM decisions WHERE event_id % 20 = 0 ORDER BY event_id
     """)
     conn.execute("""
-        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts)
-        SELECT d.item_id, 'accept', NULL, d.reviewer, '', '', d.ts + INTERVAL 2 MINUTE
+        INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final)
+        SELECT d.item_id, 'accept', NULL, d.reviewer, '', '', d.ts + INTERVAL 2 MINUTE, false
         FROM decisions d JOIN decisions u ON u.undoes = d.event_id
         WHERE d.action = 'accept' ORDER BY d.event_id
     """)
-    conn.execute("""
-        UPDATE proposals SET decision = c.action, decision_event_id = c.event_id
-        FROM current_decisions c WHERE c.item_id = proposals.id
+    # The caches the store keeps: each reviewer's vote, and each item's state (one review each).
+    conn.execute(f"""
+        INSERT INTO votes SELECT item_id, reviewer, arg_max(action, event_id), max(event_id)
+        FROM decisions WHERE action <> 'undo' AND NOT final AND {LIVE_EVENT_SQL}
+        GROUP BY item_id, reviewer
     """)
+    conn.execute(item_state_update(reviews_per_item=1))
     conn.execute("""
         UPDATE proposals SET span_f1 = g.span_f1, reward = g.reward
         FROM grades g WHERE g.proposal_seq = proposals.seq
@@ -188,6 +198,15 @@ def main() -> None:
                     median_ms(lambda f=filters, a=after: store.next_review_item(f, a), args.repeat),
                 )
             )
+        # A reviewer's to-do queue: the next item is picked and leased in one write transaction.
+        reviewers = iter(range(10**9))
+        rows.append(
+            (
+                "next",
+                "next item of a new reviewer, leased",
+                median_ms(lambda: store.lease_next(None, f"bench-{next(reviewers)}"), args.repeat),
+            )
+        )
         page_cases = {
             "undecided, page 1": (QueueFilters(), 0),
             "tool + language, undecided": (

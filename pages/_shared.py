@@ -19,7 +19,7 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.store import Store, check_reviewer
 from pages._vllm import vllm_status_line
 
-#: The reviewer's name; bound to the URL so a refresh or a bookmark keeps it.
+#: The reviewer's name; mirrored into the URL so a refresh or a bookmark keeps it.
 REVIEWER: Final = "reviewer"
 #: The corpus picked in the sidebar (Corpus page and blueprint authoring start from it).
 CORPUS: Final = "corpus"
@@ -74,10 +74,8 @@ def ensure_routed() -> None:
 
 @st.cache_resource(show_spinner="Opening the store…", on_release=lambda s: s.close())
 def _open_store(path: str) -> Store:
-    """One Store per file per process, shared by every session and thread (the Store is thread-safe).
-
-    A new, empty store gets the shipped seed blueprints, so the first start is a working studio.
-    """
+    """One Store per file per process, shared by every session and thread (it is thread-safe); a
+    new, empty store gets the shipped seed blueprints, so the first start is a working studio."""
     store = Store(path)
     try:
         ingest.ensure_seeded(store)
@@ -121,8 +119,7 @@ def lines_of(corpus_name: str, rel: str) -> list[str]:
 def sidebar() -> None:
     """Store file, corpus, active engine and reviewer: on every page."""
     with st.sidebar:
-        # Mirrored into the address by hand: a widget bound to a query parameter makes every
-        # `st.switch_page` fail, whether it clears the parameters or sets them.
+        # Mirrored into the address by hand: binding it to a query parameter breaks switch_page.
         if REVIEWER not in st.session_state:
             st.session_state[REVIEWER] = st.query_params.get(REVIEWER, "")
         st.text_input(
@@ -132,17 +129,10 @@ def sidebar() -> None:
             help="Your decisions are recorded under this name; the Review page resumes where "
             "you left off. Kept in the page address, so a refresh keeps it.",
         )
-        name = str(st.session_state.get(REVIEWER) or "").strip()
-        if st.query_params.get(REVIEWER, "") != name:
-            if name:
-                st.query_params[REVIEWER] = name
-            else:
-                st.query_params.pop(REVIEWER, None)
-        if name:
-            try:
-                check_reviewer(name)
-            except CodesearchError as err:
-                st.error(f"Reviewer: {err}", icon=":material/badge:")
+        name, problem = _typed_reviewer()
+        sync_params({REVIEWER: name})
+        if problem:
+            st.error(f"Reviewer: {problem}", icon=":material/badge:")
         names = corpora.list_corpora()
         if names:
             if st.session_state.get(CORPUS) not in names:
@@ -172,28 +162,38 @@ def set_active_engine(kind: str, label: str) -> None:
     _draw_engine()
 
 
-def reviewer() -> str:
-    """The reviewer name from the sidebar, or "" when none (or a bad one) is set."""
+def _typed_reviewer() -> tuple[str, str | None]:
+    """The name typed in the sidebar, and what is wrong with it (None: nothing)."""
     name = str(st.session_state.get(REVIEWER) or "").strip()
     try:
-        return check_reviewer(name) if name else ""
-    except CodesearchError:
-        return ""
+        return (check_reviewer(name) if name else ""), None
+    except CodesearchError as err:
+        return name, str(err)
+
+
+def reviewer() -> str:
+    """The reviewer name from the sidebar, or "" when none (or a bad one) is set."""
+    name, problem = _typed_reviewer()
+    return "" if problem else name
 
 
 def current_corpus() -> str | None:
-    value = st.session_state.get(CORPUS)
-    return str(value) if value else None
+    return str(value) if (value := st.session_state.get(CORPUS)) else None
+
+
+def sync_params(wanted: Mapping[str, str | None]) -> None:
+    """Make the address hold `wanted` (empty removes), writing only what differs (one message each)."""
+    for key, value in wanted.items():
+        if value and st.query_params.get(key) != value:
+            st.query_params[key] = value
+        elif not value and key in st.query_params:
+            del st.query_params[key]
 
 
 def go_to(
     page: str, *, params: Mapping[str, str] | None = None, state: Mapping[str, Any] | None = None
 ) -> None:
     """Hand `state` to the next page (session state) and switch; its address gets `params`."""
-    for key, value in (state or {}).items():
-        st.session_state[key] = value
-    query = dict(params or {})
-    name = str(st.session_state.get(REVIEWER) or "").strip()
-    if name:
-        query[REVIEWER] = name
-    st.switch_page(page, query_params=query)
+    st.session_state.update(state or {})
+    name = _typed_reviewer()[0]
+    st.switch_page(page, query_params={**(params or {}), **({REVIEWER: name} if name else {})})

@@ -58,11 +58,11 @@ filters = QueueFilters(
 )
 include_reference = include_reference and fmt is not ExportFormat.PAIRS
 
-accepted = store.review_queue(replace(filters, decision=DecisionState.ACCEPTED), limit=0).total
+counts = store.export_answer_counts(filters)
+accepted = counts.pop("answers")  # what the export rule takes; the rest is what it leaves out
 rejected = store.review_queue(replace(filters, decision=DecisionState.REJECTED), limit=0).total
-left_out = store.export_exclusions(filters)
 k1, k2, k3 = st.columns(3)
-k1.metric("Accepted items", f"{accepted:,}")
+k1.metric("Accepted items", f"{accepted:,}", help="resolved as accepted, ran ok, graded now")
 k2.metric("Rejected items", f"{rejected:,}", help="the rejected side of preference pairs")
 if fmt is ExportFormat.PAIRS:
     k3.metric(
@@ -72,10 +72,10 @@ else:
     k3.metric("Records", f"{accepted:,}" + (" + gold" if include_reference else ""))
 
 st.caption(f"**Rule**: {EXPORT_RULE}.")
-if any(left_out.values()):
+if any(counts.values()):
     st.caption(
         "Left out as answers: "
-        + " · ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in left_out.items() if n)
+        + " · ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in counts.items() if n)
     )
 
 st.subheader("Preview", anchor=False)

@@ -66,7 +66,7 @@ def team() -> None:
     st.subheader("Reviewers", anchor=False)
     a = stats.agreement
     t1, t2, t3, t4 = st.columns(4)
-    t1.metric("Reviews per item", stats.reviews_per_item)
+    t1.metric("Reviews per item", stats.review_settings.reviews_per_item)
     t2.metric("Items with 2+ reviews", f"{a.items:,}")
     t3.metric("Percent agreement", _pct(a.percent), help="items on which every review is the same")
     t4.metric(
@@ -85,11 +85,13 @@ def team() -> None:
             hide_index=True,
         )
     with st.form("review_settings", border=False):
-        current = store.review_settings()
+        current = stats.review_settings
         f1, f2, f3 = st.columns([1, 1, 1], vertical_alignment="bottom")
-        n = f1.number_input("Reviews per item", 1, 20, current.reviews_per_item, key="rs:n")
+        n = f1.number_input("Reviews per item", 1, ReviewSettings.MAX_REVIEWS,
+                            current.reviews_per_item, key="rs:n")  # fmt: skip
         minutes = f2.number_input(
-            "Lease (minutes)", 0.5, 1440.0, float(current.lease_minutes), step=0.5, key="rs:lease",
+            "Lease (minutes)", 0.5, ReviewSettings.MAX_LEASE_MINUTES, float(current.lease_minutes),
+            step=0.5, key="rs:lease",
             help="how long an item shown to a reviewer stays away from the others",
         )  # fmt: skip
         if f3.form_submit_button("Save review settings", icon=":material/save:"):

@@ -107,11 +107,7 @@ st.session_state["rf:applied"] = new_filters
 filters = new_filters
 # The address carries the filters (and, below, the item), so a reload or a bookmark keeps them.
 wanted = studio.filters_to_params(filters)
-for key in studio.FILTER_PARAMS:
-    if key in wanted and st.query_params.get(key) != wanted[key]:
-        st.query_params[key] = wanted[key]
-    elif key not in wanted and key in st.query_params:
-        del st.query_params[key]
+_shared.sync_params({key: wanted.get(key) for key in studio.FILTER_PARAMS})
 active = {k: v for k, v in filters.to_dict().items() if k not in ("decision", "reviewer")}
 if active:
     st.caption("Filtered by " + ", ".join(f"**{k}** = `{v}`" for k, v in active.items()))
@@ -192,14 +188,7 @@ def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
     if not who:
         st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
                    icon=":material/badge:")  # fmt: skip
-    run = item.execution
-    why_not = (
-        "An invalid call cannot be accepted: reject it, or edit the call below and accept the "
-        "new proposal." if stored.proposal.call is None
-        else "Not executed yet: run it first (Run it now)." if run is None
-        else "Its run failed: only a call that ran without an error can be accepted."
-        if not run.ok else None
-    )  # fmt: skip
+    why_not = studio.accept_blocker(item)
     vote = item.vote_of(who) if who else None
     seen = vote[1] if vote else None
     b1, b2, b3, b4, note, reason = st.columns(
@@ -252,7 +241,7 @@ def review_card() -> None:
     item_id = st.session_state.get(CURRENT)
     item = store.review_item(item_id) if item_id else None
     pinned = item is not None and item.proposal.id == st.session_state.get(UNDONE)
-    if item is not None and to_do and not pinned and (item.vote_of(who) or item.state is not None):
+    if item is not None and to_do and not pinned and not studio.still_to_do(item, who):
         item = None  # decided meanwhile (another tab, another reviewer): not to do any more
     elif item is not None and to_do:
         store.take_lease(item.proposal.id, who)  # a reload or a deep link: keep it ours
@@ -260,10 +249,7 @@ def review_card() -> None:
         item_id = studio.next_item_id(store, filters)
         st.session_state[CURRENT] = item_id
         item = store.review_item(item_id) if item_id else None
-    if item is not None and st.query_params.get(studio.ITEM_PARAM) != item.proposal.id:
-        st.query_params[studio.ITEM_PARAM] = item.proposal.id
-    elif item is None and studio.ITEM_PARAM in st.query_params:
-        del st.query_params[studio.ITEM_PARAM]
+    _shared.sync_params({studio.ITEM_PARAM: item.proposal.id if item else None})
     undoable = store.last_undoable(who) if who else None
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")

@@ -146,7 +146,7 @@ def test_the_cycle_finder_finds_a_loop_and_passes_a_tree() -> None:
     assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 
 
-def test_imports_under_type_checking_and_in_functions_are_edges(tmp_path: Path) -> None:
+def test_imports_under_type_checking_and_in_functions_are_edges() -> None:
     pkg = CORE / "store"
     edges = all_edges([pkg / "core.py"])
     # store.core imports store.writes at module level and nothing from above; the parser sees both
@@ -154,6 +154,9 @@ def test_imports_under_type_checking_and_in_functions_are_edges(tmp_path: Path) 
     verify_pending = all_edges([CORE / "verify" / "pending.py"])
     # `Store` is imported only under TYPE_CHECKING there, and still counts
     assert any(e.target == "codesearch_core.store" for e in verify_pending)
+    # verify_cmds imports the verify package inside its functions only (a lazy CLI import)
+    lazy = all_edges([CORE / "cli" / "verify_cmds.py"])
+    assert any(e.target == "codesearch_core.verify" for e in lazy)
 
 
 # --- the rules ------------------------------------------------------------------------------------

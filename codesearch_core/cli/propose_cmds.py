@@ -44,11 +44,7 @@ DEFAULT_CHUNK: Final = 256
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add this module's sub-commands to the `codesearch` parser."""
-    _register_propose(sub)
-
-
-def _register_propose(sub: argparse._SubParsersAction[Any]) -> None:
+    """Add `codesearch propose` to the parser."""
     p = sub.add_parser(
         "propose",
         help="ask an engine for tool calls for blueprints; write them to the store or JSONL",

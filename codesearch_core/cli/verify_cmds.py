@@ -13,11 +13,7 @@ from codesearch_core.errors import InputFileError
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add this module's sub-commands to the `codesearch` parser."""
-    _register_verify(sub)
-
-
-def _register_verify(sub: argparse._SubParsersAction[Any]) -> None:
+    """Add `codesearch verify` to the parser."""
     from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
     from codesearch_core.verify import DEFAULT_BATCH_SIZE, default_workers
 

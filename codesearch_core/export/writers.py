@@ -109,21 +109,28 @@ class ExportCounts:
         self.counts[key] = self.counts.get(key, 0) + 1
 
 
-def _reference_stays_inside(row: ExportRow) -> bool:
-    """False for a reference call that could not run on its corpus (a path outside it, say: a
-    blueprint stored before imports checked that): such a call is no gold answer. Where the corpus
-    is not on this machine, the paths are still checked as written (no `..`, not absolute)."""
-    if row.call_json is None:
-        return False
-    try:
-        root = corpus_root(row.corpus)
-    except CodesearchError:
-        root = config.corpora_dir() / row.corpus
-    try:
-        check_runnable(parse_tool_call(json.loads(row.call_json)), root)
-    except (CodesearchError, ValueError):
-        return False
-    return True
+class _GoldCheck:
+    """Whether a reference call can be a gold answer: it must be able to run on its corpus (a
+    blueprint stored before imports checked that may name a path outside it). Where the corpus is
+    not on this machine the paths are still checked as written (no `..`, not absolute). Corpus
+    roots are looked up once per export, not once per row."""
+
+    def __init__(self) -> None:
+        self._roots: dict[str, Path] = {}
+
+    def __call__(self, row: ExportRow) -> bool:
+        if row.call_json is None:
+            return False
+        if row.corpus not in self._roots:
+            try:
+                self._roots[row.corpus] = corpus_root(row.corpus)
+            except CodesearchError:
+                self._roots[row.corpus] = config.corpora_dir() / row.corpus
+        try:
+            check_runnable(parse_tool_call(json.loads(row.call_json)), self._roots[row.corpus])
+        except (CodesearchError, ValueError):
+            return False
+        return True
 
 
 def _accepted_rows(
@@ -136,13 +143,14 @@ def _accepted_rows(
     rows = store.export_rows(
         filters, kind="accepted", include_reference=include_reference, with_meta=with_meta
     )
+    gold = _GoldCheck()
     for _, group in groupby(rows, key=lambda r: r.blueprint_id):
         items = list(group)
         accepted_calls = {r.call_hash for r in items if r.proposal_id is not None}
         for row in items:
             if row.proposal_id is None and row.call_hash in accepted_calls:
                 continue  # the same call is exported with its review provenance instead
-            if row.proposal_id is None and not _reference_stays_inside(row):
+            if row.proposal_id is None and not gold(row):
                 counter.add("reference_outside_corpus")
                 continue
             yield row
@@ -158,10 +166,11 @@ def _pairs(
     store: Store, filters: QueueFilters, counter: ExportCounts
 ) -> Iterator[tuple[ExportRow, ExportRow]]:
     rows = store.export_rows(filters, kind="pairs", include_reference=True)
+    gold = _GoldCheck()
     for _, group in groupby(rows, key=lambda r: r.blueprint_id):
         items = list(group)
         accepted = [r for r in items if r.action == "accept"]
-        reference = [r for r in items if r.proposal_id is None]
+        reference = [r for r in items if r.proposal_id is None and gold(r)]
         if accepted:
             chosen = min(accepted, key=lambda r: (-_f1(r), r.proposal_id or ""))
         elif reference:
@@ -208,6 +217,11 @@ def records(
             yield xlam_record(index, row, with_meta=with_meta)
         else:
             yield chat_record(row, with_meta=with_meta)
+
+
+def _left_out(store: Store, filters: QueueFilters) -> dict[str, int]:
+    counts = store.export_answer_counts(filters)
+    return {k: n for k, n in counts.items() if k != "answers"}
 
 
 def preview(
@@ -415,7 +429,7 @@ def export(
             store=fingerprint,
             created_at=utc_now().isoformat() + "Z",
             code_version=code_version(),
-            extra={"rule": EXPORT_RULE, "left_out": store.export_exclusions(filters)},
+            extra={"rule": EXPORT_RULE, "left_out": _left_out(store, filters)},
         )
         text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
         meta_path = manifest_path(out_path)

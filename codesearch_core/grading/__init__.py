@@ -4,7 +4,7 @@ Public API: `grade` / `diff_findings` / `grade_and_diff` (`grading.spans`: match
 `reward` (`grading.rewards`: the scalar reward and its components). Imports `tools` and below.
 """
 
-from codesearch_core.grading.rewards import reward
+from codesearch_core.grading.rewards import reward, score
 from codesearch_core.grading.spans import FindingsDiff, diff_findings, grade, grade_and_diff
 
-__all__ = ["FindingsDiff", "diff_findings", "grade", "grade_and_diff", "reward"]
+__all__ = ["FindingsDiff", "diff_findings", "grade", "grade_and_diff", "reward", "score"]

@@ -21,11 +21,13 @@ call earns exactly 1.0.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from codesearch_core.errors import ErrorKind
-from codesearch_core.models import Grade, Plan, Reward, RunResult, ToolCall, ToolName
+from codesearch_core.grading.spans import grade
+from codesearch_core.models import Grade, Plan, Reward, RunResult, Span, ToolCall, ToolName
 from codesearch_core.tools import requires_pcre2
 
 
@@ -94,3 +96,13 @@ def reward(
         + weights.pcre2_rule * r_pcre2
     )
     return Reward(total=min(1.0, max(-1.0, total)), components=components)
+
+
+def score(
+    run: RunResult, call: ToolCall | Plan | None, expected: Sequence[Span]
+) -> tuple[Grade | None, Reward]:
+    """The grade and reward of a run. Only a run that completed is graded: a failed run's findings
+    are not trustworthy, and grading "nothing found" against a blueprint that expects nothing would
+    call a timeout perfect."""
+    g = grade(run.findings, expected) if run.ok else None
+    return g, reward(g, call, run)

@@ -187,9 +187,9 @@ class Store:
 
         Every change appends the new version to `blueprint_revisions`, so an edit never loses the
         old text. Another blueprint with the same intent, corpus and call is a StoreError. A change
-        of corpus or expected findings drops the runs and grades of the blueprint's proposals (in
-        the same transaction), so they are pending again and the next verification re-grades them
-        against the new version; their decisions stay.
+        of expected findings grades the stored runs again against them (in the same transaction);
+        a change of corpus drops the runs and grades of its proposals, so they are pending again.
+        Decisions stay.
         """
         return self._write(
             lambda cur: store_writes.upsert_blueprint(cur, blueprint, source=source),
@@ -328,8 +328,9 @@ class Store:
         """Cancel the reviewer's own latest decision (on `item_id`, if given); (item id, event id).
         Repeated undos walk back through the reviewer's history, across reloads and tabs."""
         ts = at or utc_now()
+        who = store_decisions.check_reviewer(reviewer)
         return self._write(
-            lambda cur: store_decisions.undo_last(cur, reviewer, ts=ts, item_id=item_id),
+            lambda cur: store_decisions.undo_last(cur, who, ts=ts, item_id=item_id),
             what="undo the decision",
         )
 
@@ -350,10 +351,9 @@ class Store:
         """The next item `reviewer` should review under `filters`, leased to them so that other
         reviewers are not shown it unless it needs more reviews; None when they are done."""
         now = utc_now()
+        who = store_decisions.check_reviewer(reviewer)
         return self._write(
-            lambda cur: store_decisions.lease_next(
-                cur, filters or QueueFilters(), reviewer, now=now
-            ),
+            lambda cur: store_decisions.lease_next(cur, filters or QueueFilters(), who, now=now),
             what="pick the next item",
         )
 
@@ -377,7 +377,10 @@ class Store:
         return self._read(lambda cur: store_review.item_history(cur, proposal_id))
 
     def current_decision(self, proposal_id: str) -> DecisionEvent | None:
-        return self._read(lambda cur: store_review.current_decision(cur, proposal_id))
+        """The event that settled the item (a lead's final decision or the last of the agreeing
+        votes), or None while it is open or in conflict."""
+        item = self.review_item(proposal_id)
+        return None if item is None else item.decision
 
     def check_caches(self) -> list[str]:
         """Proposal ids whose cached votes, state or grade disagree with their sources (empty when
@@ -450,9 +453,10 @@ class Store:
         finally:
             cur.close()
 
-    def export_exclusions(self, filters: QueueFilters) -> dict[str, int]:
-        """Proposals matching `filters` that the export rule leaves out as answers, by reason."""
-        return self._read(lambda cur: store_export_query.exclusions(cur, filters))
+    def export_answer_counts(self, filters: QueueFilters) -> dict[str, int]:
+        """Proposals matching `filters` that the export rule takes ("answers") and those it leaves
+        out, by reason (`store.export_rows.ANSWER_COUNTS`)."""
+        return self._read(lambda cur: store_export_query.answer_counts(cur, filters))
 
 
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:

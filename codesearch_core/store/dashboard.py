@@ -95,7 +95,7 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
     return DashboardStats(
         reviewers=tuple((str(r), int(a), int(x), int(k)) for r, a, x, k in reviewers),
         agreement=agreement(cur, conflicts=c.conflicts),
-        reviews_per_item=review_settings(cur).reviews_per_item,
+        review_settings=review_settings(cur),
         counts=c,
         acceptance_rate=_rate(c.accepted, c.accepted + c.rejected),
         valid_rate=_rate(c.valid, c.proposals),

@@ -21,7 +21,7 @@ from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store.queries import queue_where, review_settings
 from codesearch_core.store.rows import first_row
-from codesearch_core.store.schema import item_state_update
+from codesearch_core.store.schema import LIVE_EVENT_SQL, item_state_update
 from codesearch_core.store.types import (
     DecisionState,
     QueueFilters,
@@ -37,7 +37,8 @@ UNCHECKED: Final = -1
 
 
 def check_reviewer(name: str) -> str:
-    """The reviewer name, trimmed; a StoreError that says what is wrong with a bad one."""
+    """The reviewer name, trimmed; a StoreError that says what is wrong with a bad one. `Store`
+    checks every name it is given, once, before its transaction; the functions below trust it."""
     name = name.strip()
     if not name:
         raise StoreError(
@@ -57,10 +58,12 @@ def check_reviewer(name: str) -> str:
 
 
 def set_settings(cur: Cursor, settings: ReviewSettings) -> None:
-    if settings.reviews_per_item < 1 or settings.reviews_per_item > 20:
-        raise StoreError("reviews per item must be between 1 and 20")
-    if not 0 < settings.lease_minutes <= 24 * 60:
-        raise StoreError("a lease lasts more than 0 and at most 1440 minutes")
+    if not 1 <= settings.reviews_per_item <= ReviewSettings.MAX_REVIEWS:
+        raise StoreError(f"reviews per item must be between 1 and {ReviewSettings.MAX_REVIEWS}")
+    if not 0 < settings.lease_minutes <= ReviewSettings.MAX_LEASE_MINUTES:
+        raise StoreError(
+            f"a lease lasts more than 0 and at most {ReviewSettings.MAX_LEASE_MINUTES:g} minutes"
+        )
     before = review_settings(cur)
     for key, value in (
         ("reviews_per_item", settings.reviews_per_item),
@@ -104,10 +107,9 @@ def _refresh_vote(cur: Cursor, item_id: str, reviewer: str) -> None:
     row = first_row(
         cur.execute(
             "SELECT event_id, action FROM decisions WHERE item_id = ? AND reviewer = ? "
-            "AND action <> 'undo' AND NOT final AND event_id NOT IN "
-            "(SELECT undoes FROM decisions WHERE undoes IS NOT NULL AND item_id = ?) "
+            f"AND action <> 'undo' AND NOT final AND {LIVE_EVENT_SQL} "
             "ORDER BY event_id DESC LIMIT 1",
-            [item_id, reviewer, item_id],
+            [item_id, reviewer],
         )
     )
     if row is None:
@@ -142,7 +144,6 @@ def record_decision(
     none); if it changed since (another tab of the same reviewer decided it), StaleDecisionError
     and nothing is written. Accepting needs a call that ran without an error.
     """
-    reviewer = check_reviewer(reviewer)
     if action is DecisionAction.UNDO:
         raise StoreError("an undo is recorded with undo_last, not as a decision")
     if final and action not in (DecisionAction.ACCEPT, DecisionAction.REJECT):
@@ -191,20 +192,11 @@ def undo_last(
 
     Only the reviewer's own events: another reviewer's decision is theirs to undo.
     """
-    reviewer = check_reviewer(reviewer)
-    on_item = "AND item_id = ?" if item_id else ""
-    target = first_row(
-        cur.execute(
-            "SELECT event_id, item_id FROM decisions WHERE reviewer = ? AND action <> 'undo' "
-            f"{on_item} AND event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL) "
-            "ORDER BY event_id DESC LIMIT 1",
-            [reviewer, *([item_id] if item_id else [])],
-        )
-    )
+    target = last_undoable(cur, reviewer, item_id)
     if target is None:
         where = f" on item {item_id!r}" if item_id else ""
         raise StoreError(f"{reviewer} has no decision left to undo{where}")
-    undone, item = int(target[0]), str(target[1])
+    item, undone, _ = target
     _bump(cur, item)
     row = first_row(
         cur.execute(
@@ -219,29 +211,19 @@ def undo_last(
     return item, int(row[0])
 
 
-def last_undoable(cur: Cursor, reviewer: str) -> tuple[str, int, str] | None:
-    """(item id, event id, action) of the reviewer's latest live event, or None."""
+def last_undoable(
+    cur: Cursor, reviewer: str, item_id: str | None = None
+) -> tuple[str, int, str] | None:
+    """(item id, event id, action) of the reviewer's latest live event (on `item_id`, if given)."""
+    on_item = "AND item_id = ?" if item_id else ""
     row = first_row(
         cur.execute(
-            "SELECT item_id, event_id, action FROM decisions WHERE reviewer = ? "
-            "AND action <> 'undo' AND event_id NOT IN "
-            "(SELECT undoes FROM decisions WHERE undoes IS NOT NULL) "
-            "ORDER BY event_id DESC LIMIT 1",
-            [reviewer.strip()],
+            f"SELECT item_id, event_id, action FROM decisions WHERE reviewer = ? {on_item} "
+            f"AND action <> 'undo' AND {LIVE_EVENT_SQL} ORDER BY event_id DESC LIMIT 1",
+            [reviewer.strip(), *([item_id] if item_id else [])],
         )
     )
     return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
-
-
-def votes_of(cur: Cursor, item_id: str) -> dict[str, tuple[str, int]]:
-    """Every reviewer's current vote on an item: reviewer -> (action, event id)."""
-    return {
-        str(r[0]): (str(r[1]), int(r[2]))
-        for r in cur.execute(
-            "SELECT reviewer, action, event_id FROM votes WHERE item_id = ? ORDER BY event_id",
-            [item_id],
-        ).fetchall()
-    }
 
 
 # --- leases and the reviewer's queue ------------------------------------------------------------
@@ -252,9 +234,8 @@ def lease_next(cur: Cursor, filters: QueueFilters, reviewer: str, *, now: dateti
 
     An item already leased to the reviewer comes first (a reload resumes it), then queue order.
     """
-    reviewer = check_reviewer(reviewer)
     settings = review_settings(cur)
-    f = _as_to_do(filters, reviewer)
+    f = replace(filters, decision=DecisionState.UNDECIDED, reviewer=reviewer)
     where, params = queue_where(f, now=now, reviews=settings.reviews_per_item)
     row = first_row(
         cur.execute(
@@ -273,11 +254,23 @@ def lease_next(cur: Cursor, filters: QueueFilters, reviewer: str, *, now: dateti
 def take_lease(
     cur: Cursor, item_id: str, reviewer: str, *, now: datetime, minutes: float | None = None
 ) -> None:
-    """Lease (or renew the lease of) an item to a reviewer; expired leases are dropped."""
+    """Lease (or renew the lease of) an item to a reviewer.
+
+    Called on every draw of the card, so a lease with more than half its time left is kept as it
+    is: no write, no conflict with other reviewers. Only the reviewer's own expired leases are
+    dropped (readers ignore expired ones anyway; deleting others' would make reviewers conflict).
+    """
     if minutes is None:
         minutes = review_settings(cur).lease_minutes
+    held = first_row(
+        cur.execute(
+            "SELECT expires_at FROM leases WHERE item_id = ? AND reviewer = ?", [item_id, reviewer]
+        )
+    )
+    if held is not None and held[0] > now + timedelta(minutes=minutes / 2):
+        return
     _bump(cur, item_id)
-    cur.execute("DELETE FROM leases WHERE expires_at <= ?", [now])
+    cur.execute("DELETE FROM leases WHERE reviewer = ? AND expires_at <= ?", [reviewer, now])
     cur.execute(
         "INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
         [item_id, reviewer, now + timedelta(minutes=minutes)],
@@ -293,7 +286,3 @@ def release_leases(cur: Cursor, reviewer: str, item_ids: Sequence[str] = ()) -> 
         )
     else:
         cur.execute("DELETE FROM leases WHERE reviewer = ?", [reviewer])
-
-
-def _as_to_do(filters: QueueFilters, reviewer: str) -> QueueFilters:
-    return replace(filters, decision=DecisionState.UNDECIDED, reviewer=reviewer)

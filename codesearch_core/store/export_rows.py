@@ -25,7 +25,9 @@ _EXPORT_KEYS: Final = (
     "b.id, b.intent, b.intent_hash, b.content_hash, b.corpus, b.language, coalesce(p.tool, b.tool), "
     "p.call, p.call_hash, p.raw_text, p.id"
 )
-_ACCEPTED: Final = f"p.decision = 'accept' AND p.call IS NOT NULL AND e.ok AND g.graded_against = {GRADING_KEY_SQL}"
+_GRADE_CURRENT: Final = f"g.graded_against = {GRADING_KEY_SQL}"
+#: The export rule, over proposals `p` joined to their blueprint `b`, run `e` and grade `g`.
+_ACCEPTED: Final = f"p.decision = 'accept' AND p.call IS NOT NULL AND e.ok AND {_GRADE_CURRENT}"
 _REJECTED: Final = "(p.decision = 'reject' OR (NOT e.ok AND p.decision IS DISTINCT FROM 'accept'))"
 #: Provenance columns, read only for exports with meta: turning 100,000 timestamps and grades into
 #: Python objects costs more than the query.
@@ -100,13 +102,7 @@ def export_rows(
     filters; blueprint filters apply to all. `f.tool` is the answer's tool. Without `with_meta` the
     provenance fields (engine, grade, decision) are left empty.
     """
-    proposal_f, proposal_p = proposal_clauses(replace(f, tool=None), decision=False)
-    if f.tool:
-        proposal_f.append("p.tool = ?")
-        proposal_p.append(f.tool)
-    bp_f, bp_p = blueprint_clauses(replace(f, tool=None))
-    bp_where = " AND ".join(bp_f) or "TRUE"
-    proposal_where = " AND ".join(proposal_f) or "TRUE"
+    (proposal_where, proposal_p), (bp_where, bp_p) = _answer_filters(f)
     reference_where = bp_where + (" AND b.tool = ?" if f.tool else "")
     reference_p = [*bp_p, *([f.tool] if f.tool else [])]
     base = (
@@ -152,28 +148,40 @@ def export_rows(
             yield _export_row(r)
 
 
-def exclusions(cur: duckdb.DuckDBPyConnection, f: QueueFilters) -> dict[str, int]:
-    """Proposals matching `f` that the export rule leaves out as answers, by reason."""
+def _answer_filters(f: QueueFilters) -> tuple[tuple[str, list[Any]], tuple[str, list[Any]]]:
+    """(proposal condition, params), (blueprint condition, params) of an export's filters: `f.tool`
+    is the answer's tool, so it goes with the proposal's, not the blueprint's."""
     proposal_f, proposal_p = proposal_clauses(replace(f, tool=None), decision=False)
     if f.tool:
         proposal_f.append("p.tool = ?")
         proposal_p.append(f.tool)
     bp_f, bp_p = blueprint_clauses(replace(f, tool=None))
-    where = " AND ".join([*proposal_f, *bp_f]) or "TRUE"
+    return (" AND ".join(proposal_f) or "TRUE", proposal_p), (" AND ".join(bp_f) or "TRUE", bp_p)
+
+
+#: What `answer_counts` counts: the answers the rule takes, then what it leaves out, by reason.
+ANSWER_COUNTS: Final = (
+    ("answers", _ACCEPTED),
+    ("open", "p.decision IS NULL"),
+    ("conflict", "p.decision = 'conflict'"),
+    ("accepted_not_executed", "p.decision = 'accept' AND e.ok IS NULL"),
+    ("accepted_run_failed", "p.decision = 'accept' AND NOT e.ok"),
+    ("accepted_stale", f"p.decision = 'accept' AND e.ok AND NOT coalesce({_GRADE_CURRENT}, false)"),
+)
+
+
+def answer_counts(cur: duckdb.DuckDBPyConnection, f: QueueFilters) -> dict[str, int]:
+    """Proposals matching `f` that the export rule takes ("answers"), and those it leaves out, by
+    reason (the other keys)."""
+    (proposal_where, proposal_p), (bp_where, bp_p) = _answer_filters(f)
+    counts = ", ".join(f"count(*) FILTER (WHERE {rule})" for _, rule in ANSWER_COUNTS)
     row = first_row(
         cur.execute(
-            "SELECT count(*) FILTER (WHERE p.decision IS NULL), "
-            "count(*) FILTER (WHERE p.decision = 'conflict'), "
-            "count(*) FILTER (WHERE p.decision = 'accept' AND e.ok IS NULL), "
-            "count(*) FILTER (WHERE p.decision = 'accept' AND NOT e.ok), "
-            "count(*) FILTER (WHERE p.decision = 'accept' AND e.ok AND "
-            f"g.graded_against IS DISTINCT FROM {GRADING_KEY_SQL}) "
-            "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
+            f"SELECT {counts} FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
             "LEFT JOIN executions e ON e.proposal_seq = p.seq "
-            f"LEFT JOIN grades g ON g.proposal_seq = p.seq WHERE {where}",
+            f"LEFT JOIN grades g ON g.proposal_seq = p.seq WHERE {proposal_where} AND {bp_where}",
             [*proposal_p, *bp_p],
         )
     )
     assert row is not None
-    names = ("open", "conflict", "accepted_not_executed", "accepted_run_failed", "accepted_stale")
-    return dict(zip(names, (int(x) for x in row), strict=True))
+    return {name: int(n) for (name, _), n in zip(ANSWER_COUNTS, row, strict=True)}

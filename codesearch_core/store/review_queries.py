@@ -20,9 +20,10 @@ from codesearch_core.store.rows import (
     execution_from_row,
     first_row,
 )
-from codesearch_core.store.schema import GRADING_KEY_SQL, item_state_update
+from codesearch_core.store.schema import GRADING_KEY_SQL, LIVE_EVENT_SQL, item_state_update
 from codesearch_core.store.types import (
     DecisionEvent,
+    DecisionState,
     QueueFilters,
     QueueItem,
     QueuePage,
@@ -44,26 +45,11 @@ def item_history(cur: Cursor, proposal_id: str) -> tuple[DecisionEvent, ...]:
     return tuple(decision_from_row(r, undone=int(r[0]) in undone) for r in rows)
 
 
-def current_decision(cur: Cursor, proposal_id: str) -> DecisionEvent | None:
-    """The event that settled the item (a lead's final decision or the last agreeing vote), or
-    None while it is open or in conflict."""
-    row = first_row(
-        cur.execute(
-            "SELECT decision_event_id FROM proposals WHERE id = ? AND decision <> 'conflict'",
-            [proposal_id],
-        )
-    )
-    if row is None or row[0] is None:
-        return None
-    return next((e for e in item_history(cur, proposal_id) if e.event_id == int(row[0])), None)
-
-
 def cache_mismatches(cur: Cursor) -> list[str]:
     """Ids of items whose cached votes, state or grade differ from what their sources say."""
     votes = cur.execute(
         "WITH live AS (SELECT item_id, reviewer, action, event_id FROM decisions "
-        "WHERE action <> 'undo' AND NOT final "
-        "AND event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL)), "
+        f"WHERE action <> 'undo' AND NOT final AND {LIVE_EVENT_SQL}), "
         "want AS (SELECT item_id, reviewer, arg_max(action, event_id) AS action, "
         "max(event_id) AS event_id FROM live GROUP BY ALL) "
         "SELECT coalesce(w.item_id, v.item_id) FROM want w "
@@ -134,8 +120,9 @@ def _queue_item(r: Sequence[Any]) -> QueueItem:
 
 
 def _where(cur: Cursor, f: QueueFilters) -> tuple[str, list[Any]]:
-    reviews = review_settings(cur).reviews_per_item if f.reviewer else 1
-    return queue_where(f, reviews=reviews)
+    # Only a reviewer's to-do queue depends on the reviews an item needs.
+    to_do = bool(f.reviewer) and DecisionState(f.decision) is DecisionState.UNDECIDED
+    return queue_where(f, reviews=review_settings(cur).reviews_per_item if to_do else 1)
 
 
 def review_queue(cur: Cursor, f: QueueFilters, *, offset: int, limit: int) -> QueuePage:
@@ -226,16 +213,19 @@ def review_item(cur: Cursor, proposal_id: str) -> ReviewItem | None:
     )
     grade_row = first_row(
         cur.execute(
-            "SELECT g.file_iou, g.span_precision, g.span_recall, g.span_f1, g.n_predicted, "
-            f"g.n_expected, g.n_matched, g.reward, g.components, g.graded_against = {GRADING_KEY_SQL} "
-            "FROM grades g JOIN proposals p ON p.seq = g.proposal_seq "
-            "JOIN blueprints b ON b.seq = p.blueprint_seq WHERE g.proposal_seq = ?",
+            "SELECT file_iou, span_precision, span_recall, span_f1, n_predicted, n_expected, "
+            "n_matched, reward, components, graded_against FROM grades WHERE proposal_seq = ?",
             [proposal.seq],
         )
     )
     state = first_row(
-        cur.execute("SELECT decision, decision_event_id FROM proposals WHERE id = ?", [proposal_id])
+        cur.execute(
+            f"SELECT p.decision, p.decision_event_id, {GRADING_KEY_SQL} FROM proposals p "
+            "JOIN blueprints b ON b.seq = p.blueprint_seq WHERE p.id = ?",
+            [proposal_id],
+        )
     )
+    assert state is not None
     votes = {
         str(r[0]): (str(r[1]), int(r[2]))
         for r in cur.execute(
@@ -249,16 +239,16 @@ def review_item(cur: Cursor, proposal_id: str) -> ReviewItem | None:
             grade = Grade(*grade_row[:4], *(int(x) for x in grade_row[4:7]))
         reward = Reward(float(grade_row[7]), json.loads(grade_row[8]))
     history = item_history(cur, proposal_id)
-    settled_by = state[1] if state else None
     return ReviewItem(
         blueprint=blueprint,
         proposal=proposal,
         execution=None if execution_row is None else execution_from_row(execution_row),
         grade=grade,
         reward=reward,
-        decision=next((e for e in history if e.event_id == settled_by), None),
+        decision=next((e for e in history if e.event_id == state[1]), None),
         history=history,
-        state=state[0] if state else None,
+        state=state[0],
         votes=votes,
-        grade_current=grade_row is None or bool(grade_row[9]),
+        grading_key=str(state[2]),
+        grade_current=grade_row is None or grade_row[9] == state[2],
     )

@@ -191,6 +191,10 @@ GRADING_KEY_SQL: Final = (
 )
 
 
+#: A decision event that no undo cancelled (over `decisions`, unaliased).
+LIVE_EVENT_SQL: Final = "event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL)"
+
+
 def item_state_update(*, reviews_per_item: int, item_filter: str = "") -> str:
     """An UPDATE that sets `proposals.decision`, `decision_event_id` and `n_votes` from the votes
     and final decisions: the definition of an item's state.
@@ -213,7 +217,7 @@ def item_state_update(*, reviews_per_item: int, item_filter: str = "") -> str:
                     WHEN coalesce(v.n, 0) >= {n} AND v.kinds = 1 THEN v.one
                     WHEN coalesce(v.n, 0) >= {n} THEN 'conflict' END AS decision,
                CASE WHEN f.action IS NOT NULL THEN f.event_id
-                    WHEN coalesce(v.n, 0) >= {n} THEN v.last END AS event_id,
+                    WHEN coalesce(v.n, 0) >= {n} AND v.kinds = 1 THEN v.last END AS event_id,
                coalesce(v.n, 0) AS n
         FROM proposals p
         LEFT JOIN (
@@ -225,8 +229,7 @@ def item_state_update(*, reviews_per_item: int, item_filter: str = "") -> str:
         LEFT JOIN (
             SELECT item_id, arg_max(action, event_id) AS action, max(event_id) AS event_id
             FROM decisions
-            WHERE final AND event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL)
-            {final_where}
+            WHERE final AND {LIVE_EVENT_SQL} {final_where}
             GROUP BY item_id
         ) f ON f.item_id = p.id
         {proposals_where}
@@ -246,7 +249,6 @@ _V3: Final[tuple[str, ...]] = (
     # records the blueprint key (corpus + expected spans) it was computed against, so a grade made
     # before an edit is known to be stale.
     "ALTER TABLE decisions ADD COLUMN final BOOLEAN DEFAULT false",
-    "UPDATE decisions SET final = false",
     """
     CREATE TABLE votes (
         item_id VARCHAR NOT NULL,
@@ -285,7 +287,6 @@ _V3: Final[tuple[str, ...]] = (
     )
     """,
     "DROP VIEW current_decisions",
-    "UPDATE proposals SET n_votes = 0, version = 0",
     item_state_update(reviews_per_item=1),
 )
 

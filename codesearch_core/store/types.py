@@ -6,10 +6,18 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
-from codesearch_core.errors import InputFileError, StoreError
-from codesearch_core.models import Blueprint, DecisionAction, Finding, Grade, Proposal, Reward
+from codesearch_core.errors import ErrorKind, InputFileError, StoreError
+from codesearch_core.models import (
+    Blueprint,
+    DecisionAction,
+    Finding,
+    Grade,
+    Proposal,
+    Reward,
+    RunResult,
+)
 
 
 class BlueprintConflictError(InputFileError):
@@ -49,6 +57,9 @@ class ReviewSettings:
 
     reviews_per_item: int = 1  # accept/reject votes an item needs before it is resolved
     lease_minutes: float = 5.0  # how long an item shown to a reviewer stays away from others
+
+    MAX_REVIEWS: ClassVar[int] = 20
+    MAX_LEASE_MINUTES: ClassVar[float] = 24 * 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +163,19 @@ class Execution:
     error: str
     executed_at: datetime
 
+    def to_run(self) -> RunResult:
+        """The run as the runner returned it (to grade it again without running it again)."""
+        return RunResult(
+            ok=self.ok,
+            findings=self.findings,
+            return_code=self.return_code,
+            stderr=self.stderr,
+            elapsed_s=self.elapsed_s,
+            truncated=self.truncated,
+            error_kind=None if self.error_kind is None else ErrorKind(self.error_kind),
+            error=self.error,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ReviewItem:
@@ -167,6 +191,9 @@ class ReviewItem:
     state: str | None = None  # 'accept' / 'reject' (resolved), 'conflict', or None (open)
     votes: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # reviewer: (action, event)
     grade_current: bool = True  # False: graded before the blueprint's expected spans changed
+    grading_key: str = (
+        ""  # the blueprint's corpus + expected spans now (see schema.GRADING_KEY_SQL)
+    )
 
     def vote_of(self, reviewer: str) -> tuple[str, int] | None:
         return self.votes.get(reviewer.strip())
@@ -271,7 +298,7 @@ class DashboardStats:
     reject_error_kinds: tuple[tuple[str, int], ...]
     reviewers: tuple[tuple[str, int, int, int], ...] = ()  # reviewer, accepts, rejects, skips
     agreement: Agreement = Agreement(0, None, None, 0)
-    reviews_per_item: int = 1
+    review_settings: ReviewSettings = ReviewSettings()
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -15,8 +15,8 @@ import msgspec
 import pandas as pd
 
 from codesearch_core.corpora import blueprint_to_dict
-from codesearch_core.errors import ErrorKind, StoreError
-from codesearch_core.grading import grade, reward
+from codesearch_core.errors import StoreError
+from codesearch_core.grading import score
 from codesearch_core.models import (
     Blueprint,
     Grade,
@@ -203,27 +203,18 @@ def _regrade(cur: duckdb.DuckDBPyConnection, bp: Blueprint) -> None:
     keeps a current grade instead of waiting for the next verification.
     """
     rows = cur.execute(
-        f"SELECT p.id, p.call, {EXECUTION_SELECT} FROM proposals p "
+        f"SELECT p.seq, p.id, p.call, b.id, {GRADING_KEY_SQL}, {EXECUTION_SELECT} FROM proposals p "
+        "JOIN blueprints b ON b.seq = p.blueprint_seq "
         "JOIN executions e ON e.proposal_seq = p.seq WHERE p.blueprint_id = ?",
         [bp.id],
     ).fetchall()
-    batch: list[ExecutionRecord] = []
-    for row in rows:
-        execution = execution_from_row(row[2:])
-        run = RunResult(
-            ok=execution.ok,
-            findings=execution.findings,
-            return_code=execution.return_code,
-            stderr=execution.stderr,
-            elapsed_s=execution.elapsed_s,
-            truncated=execution.truncated,
-            error_kind=None if execution.error_kind is None else ErrorKind(execution.error_kind),
-            error=execution.error,
-        )
-        call = None if row[1] is None else parse_tool_call(json.loads(row[1]))
-        g = grade(run.findings, bp.expected) if run.ok else None
-        batch.append((str(row[0]), run, g, reward(g, call, run)))
-    record_executions(cur, batch)
+    records: list[GradeRecord] = []
+    for seq, pid, call_json, _, key, *execution in rows:
+        # Only the grades change: the stored runs (and when they ran) stay as they are.
+        run = execution_from_row(execution).to_run()
+        call = None if call_json is None else parse_tool_call(json.loads(call_json))
+        records.append((int(seq), str(pid), *score(run, call, bp.expected), str(key)))
+    _write_grades(cur, records, utc_now())
 
 
 def _forget_verification(cur: duckdb.DuckDBPyConnection, blueprint_id: str) -> None:
@@ -388,7 +379,7 @@ def record_executions(
         return stale
     now = utc_now()
     executions: list[tuple[Any, ...]] = []
-    grades: list[tuple[Any, ...]] = []
+    grades: list[GradeRecord] = []
     for pid, run, graded, rewarded in latest.values():
         seq = seq_of[pid]
         executions.append(
@@ -408,31 +399,43 @@ def record_executions(
                 now,
             )
         )
-        metrics: tuple[Any, ...] = (
-            (None,) * len(_GRADE_METRICS)
-            if graded is None
-            else tuple(getattr(graded, name) for name in _GRADE_METRICS)
-        )
-        grades.append(
-            (
-                seq,
-                pid,
-                *metrics,
-                rewarded.total,
-                json.dumps(dict(rewarded.components)),
-                now,
-                key_of[pid],
-            )
-        )
+        grades.append((seq, pid, graded, rewarded, key_of[pid]))
     _insert_or_replace_columns(cur, "executions", _EXECUTION_COLUMNS, executions)
-    _insert_or_replace_columns(cur, "grades", _GRADE_COLUMNS, grades)
+    _write_grades(cur, grades, now)
+    return stale
+
+
+#: (proposal seq, proposal id, grade or None, reward, the blueprint key it was graded against).
+GradeRecord = tuple[int, str, Grade | None, Reward, str]
+
+
+def _write_grades(
+    cur: duckdb.DuckDBPyConnection, records: Sequence[GradeRecord], now: datetime
+) -> None:
+    """Store grades and rewards, replacing earlier ones, and the cached `span_f1`/`reward`."""
+    rows = [
+        (
+            seq,
+            pid,
+            *(
+                (None,) * len(_GRADE_METRICS)
+                if graded is None
+                else tuple(getattr(graded, name) for name in _GRADE_METRICS)
+            ),
+            rewarded.total,
+            json.dumps(dict(rewarded.components)),
+            now,
+            key,
+        )
+        for seq, pid, graded, rewarded, key in records
+    ]
+    _insert_or_replace_columns(cur, "grades", _GRADE_COLUMNS, rows)
     cur.execute(
         "UPDATE proposals SET span_f1 = g.span_f1, reward = g.reward FROM (SELECT "
         "unnest(?::BIGINT[]) AS seq, unnest(?::DOUBLE[]) AS span_f1, unnest(?::DOUBLE[]) AS reward"
         ") g WHERE proposals.seq = g.seq",
-        [[g[0] for g in grades], [g[5] for g in grades], [g[9] for g in grades]],
+        [[r[0] for r in rows], [r[5] for r in rows], [r[9] for r in rows]],
     )
-    return stale
 
 
 def _insert_or_replace_columns(

@@ -53,12 +53,14 @@ from codesearch_core.studio.review import (
     FILTER_PARAMS,
     ITEM_PARAM,
     REJECT_REASONS,
+    accept_blocker,
     filters_from_params,
     filters_to_params,
     finding_rows_for,
     next_item_id,
     rerun_edited,
     run_item,
+    still_to_do,
 )
 
 __all__ = [
@@ -77,6 +79,7 @@ __all__ = [
     "Mark",
     "ProposeProgress",
     "Tone",
+    "accept_blocker",
     "accepted_examples",
     "add_expected_span",
     "all_blueprints",
@@ -107,5 +110,6 @@ __all__ = [
     "rerun_edited",
     "run_item",
     "spans_from_table",
+    "still_to_do",
     "suggest_blueprint_id",
 ]

@@ -7,11 +7,12 @@ from collections.abc import Mapping
 from typing import Final
 
 from codesearch_core import corpora
+from codesearch_core.errors import StoreError
 from codesearch_core.grading import diff_findings
 from codesearch_core.models import Proposal, ToolCall
-from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, Store
+from codesearch_core.store import DecisionState, PendingExecution, QueueFilters, ReviewItem, Store
 from codesearch_core.studio.diff import FindingRow, finding_rows
-from codesearch_core.verify import VerifyTask, verify_one
+from codesearch_core.verify import task_for, verify_one
 
 # --- review -------------------------------------------------------------------------------------
 
@@ -96,6 +97,27 @@ def filters_from_params(params: Mapping[str, str], reviewer: str | None) -> Queu
     )
 
 
+def accept_blocker(item: ReviewItem) -> str | None:
+    """Why the card's Accept is disabled, or None: only a valid call that ran without an error can
+    be accepted (the store refuses the rest too; this says why before the click)."""
+    if item.proposal.proposal.call is None:
+        return (
+            "An invalid call cannot be accepted: reject it, or edit the call below and accept the "
+            "new proposal."
+        )
+    if item.execution is None:
+        return "Not executed yet: run it first (Run it now)."
+    if not item.execution.ok:
+        return "Its run failed: only a call that ran without an error can be accepted."
+    return None
+
+
+def still_to_do(item: ReviewItem, reviewer: str) -> bool:
+    """Whether the item is still in the reviewer's to-do queue: open, and not voted on by them
+    (another tab of theirs, or enough other reviewers, may have settled it since it was shown)."""
+    return item.state is None and item.vote_of(reviewer) is None
+
+
 def finding_rows_for(item: ReviewItem) -> tuple[FindingRow, ...] | None:
     """The findings diff of a review item; None when it was never executed."""
     if item.execution is None:
@@ -105,19 +127,7 @@ def finding_rows_for(item: ReviewItem) -> tuple[FindingRow, ...] | None:
 
 def run_item(store: Store, item: ReviewItem) -> None:
     """Execute and grade one stored proposal now (the Review card's "Run it now")."""
-    call = item.proposal.proposal.call
-    bp = item.blueprint
-    outcome = verify_one(
-        VerifyTask(
-            proposal_id=item.proposal.id,
-            call_json=None if call is None else call.to_json(),
-            corpus=bp.corpus,
-            corpus_root=str(corpora.corpus_root(bp.corpus)),
-            expected=bp.expected,
-            invalid_reason=item.proposal.proposal.error or "no valid tool call",
-        )
-    )
-    store.record_execution_and_grade(item.proposal.id, outcome.run, outcome.grade, outcome.reward)
+    _verify_and_record(store, item, item.proposal.id, item.proposal.proposal.call)
 
 
 def rerun_edited(store: Store, item: ReviewItem, call: ToolCall, reviewer: str) -> str:
@@ -136,15 +146,27 @@ def rerun_edited(store: Store, item: ReviewItem, call: ToolCall, reviewer: str) 
         parent_id=parent.id,
     )
     (proposal_id,) = store.add_proposals([proposal])
-    bp = item.blueprint
-    outcome = verify_one(
-        VerifyTask(
-            proposal_id=proposal_id,
-            call_json=call.to_json(),
-            corpus=bp.corpus,
-            corpus_root=str(corpora.corpus_root(bp.corpus)),
-            expected=bp.expected,
-        )
-    )
-    store.record_execution_and_grade(proposal_id, outcome.run, outcome.grade, outcome.reward)
+    _verify_and_record(store, item, proposal_id, call)
     return proposal_id
+
+
+def _verify_and_record(
+    store: Store, item: ReviewItem, proposal_id: str, call: ToolCall | None
+) -> None:
+    """Run a call against the item's blueprint as verification does, and store the outcome unless
+    the blueprint changed since the card was drawn (then its grade would be stale)."""
+    if call is None:
+        raise StoreError("an invalid call cannot run: edit it, or reject the proposal")
+    pending = PendingExecution(
+        proposal_id, call.to_json(), item.blueprint, grading_key=item.grading_key
+    )
+    outcome = verify_one(task_for(pending, str(corpora.corpus_root(item.blueprint.corpus))))
+    stale = store.record_executions_and_grades(
+        [(proposal_id, outcome.run, outcome.grade, outcome.reward)],
+        graded_against={proposal_id: item.grading_key},
+    )
+    if stale:
+        raise StoreError(
+            "the blueprint was edited while this ran, so the grade would be stale; nothing was "
+            "stored: open the item again and run it"
+        )

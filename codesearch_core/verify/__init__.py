@@ -6,7 +6,7 @@ Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and ou
 Imports the store only for type checking, so workers skip DuckDB and pandas.
 """
 
-from codesearch_core.verify.pending import DEFAULT_BATCH_SIZE, verify_pending
+from codesearch_core.verify.pending import DEFAULT_BATCH_SIZE, task_for, verify_pending
 from codesearch_core.verify.pool import OutcomeStream, VerifyProgress, default_workers
 from codesearch_core.verify.ray_backend import verify_many_ray
 from codesearch_core.verify.tasks import VerifyTask, verify_one
@@ -17,6 +17,7 @@ __all__ = [
     "VerifyProgress",
     "VerifyTask",
     "default_workers",
+    "task_for",
     "verify_many_ray",
     "verify_one",
     "verify_pending",

@@ -146,7 +146,7 @@ def verify_pending(
     def write_unwritten() -> None:
         if not unwritten:
             return
-        store.record_executions_and_grades(
+        stale = store.record_executions_and_grades(
             [(o.proposal_id, o.run, o.grade, o.reward) for o in unwritten],
             graded_against={
                 o.proposal_id: graded_against[o.proposal_id]
@@ -160,6 +160,8 @@ def verify_pending(
         unwritten.clear()
         for o in written:
             in_flight.discard(o.proposal_id)
+            if o.proposal_id in stale:
+                continue  # graded against a blueprint edited meanwhile: not written, still pending
             summary.add(o)
             tracker.add(o)
 

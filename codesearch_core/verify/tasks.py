@@ -15,7 +15,7 @@ from pathlib import Path
 
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import ErrorKind, ToolCallError
-from codesearch_core.grading import grade, reward
+from codesearch_core.grading import score
 from codesearch_core.models import Grade, Reward, RunResult, Span, ToolCall
 from codesearch_core.tools import (
     DEFAULT_MAX_FINDINGS,
@@ -104,8 +104,7 @@ def verify_one(task: VerifyTask) -> VerifyOutcome:
                 timeout_s=task.timeout_s,
                 max_findings=task.max_findings,
             )
-    g = grade(run.findings, task.expected) if run.ok else None
-    return VerifyOutcome(task.proposal_id, run, g, reward(g, call, run))
+    return VerifyOutcome(task.proposal_id, run, *score(run, call, task.expected))
 
 
 def verify_chunk(tasks: Sequence[VerifyTask]) -> list[VerifyOutcome]:

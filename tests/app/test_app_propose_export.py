@@ -4,6 +4,7 @@ writes training data with its manifest."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -121,7 +122,9 @@ def test_export_writes_the_accepted_items_and_a_manifest(
     assert manifest["extra"]["left_out"]["open"] >= 1 and "resolved" in manifest["extra"]["rule"]
     assert any("Wrote **3** records" in s for s in texts(at, "success"))
     # Bug 10: exports were mode 0600, unreadable to the trainer's account.
-    assert out.stat().st_mode & 0o777 == 0o644
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
 @pytest.mark.parametrize("name", ["../../x.jsonl", "/tmp/x.jsonl", "sub/../../x.jsonl"])

@@ -24,7 +24,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +37,7 @@ from codesearch_core import studio
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store.core import Store
-from codesearch_core.store.types import QueueFilters, ReviewSettings
+from codesearch_core.store.types import DecisionEvent, QueueFilters, ReviewSettings
 from pages import _shared
 
 PAGE_CURATORS = 4
@@ -204,3 +204,29 @@ def test_concurrent_curators_lose_no_decision_and_the_state_is_the_replay(
             live = [e for e in h if e.action is not DecisionAction.UNDO and not e.undone]
             per_reviewer = Counter(e.reviewer for e in live)
             assert all(n == 1 for n in per_reviewer.values()), (item, per_reviewer)
+        # The state is the replay of the log, by a rule written here again in plain Python (not
+        # the store's SQL, which check_caches uses): votes, then two agreeing reviews resolve.
+        for item, h in history.items():
+            votes = replay_votes(h)
+            found = store.review_item(item)
+            assert found is not None
+            assert {r: a for r, (a, _) in found.votes.items()} == votes, item
+            assert found.state == replay_state(votes, reviews=2), item
+
+
+def replay_votes(history: Sequence[DecisionEvent]) -> dict[str, str]:
+    """Each reviewer's vote: their latest decision on the item that no undo cancelled."""
+    undone = {e.undoes for e in history if e.action is DecisionAction.UNDO}
+    votes: dict[str, str] = {}
+    for e in sorted(history, key=lambda e: e.event_id):
+        if e.action is not DecisionAction.UNDO and not e.final and e.event_id not in undone:
+            votes[e.reviewer] = e.action.value
+    return votes
+
+
+def replay_state(votes: dict[str, str], *, reviews: int) -> str | None:
+    """Resolved when enough accept/reject votes agree, a conflict when they do not, else open."""
+    cast = [a for a in votes.values() if a in ("accept", "reject")]
+    if len(cast) < reviews:
+        return None
+    return cast[0] if len(set(cast)) == 1 else "conflict"

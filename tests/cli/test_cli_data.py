@@ -24,14 +24,8 @@ def _blueprints_file(path: Path, n: int = 3, bad_line: int | None = None) -> Pat
     return path
 
 
-@pytest.fixture(autouse=True)
-def corpora(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The corpus the test blueprints name, holding their expected file."""
-    root = tmp_path / "corpora"
-    (root / "fixtures" / "src").mkdir(parents=True)
-    (root / "fixtures" / "src" / "app.py").write_text("handler_1(x)\n" * 10, encoding="utf-8")
-    monkeypatch.setenv("CODESEARCH_CORPORA", str(root))
-    return root
+#: The corpus `store_helpers.blueprint` names, with its expected file (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("fixtures_corpus")
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,9 @@ import pytest
 from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.errors import StoreError
-from codesearch_core.export.writers import ExportFormat, export, write_jsonl_atomic
+from codesearch_core.export.writers import ExportFormat, export, export_path, write_jsonl_atomic
 from codesearch_core.store.core import Store
+from codesearch_core.tools.schemas import parse_tool_call
 
 PREVIOUS = b'{"id": 0, "query": "the previous export"}\n'
 
@@ -91,6 +93,7 @@ _DISK_FULL = textwrap.dedent(
     from codesearch_core.errors import StoreError
     from codesearch_core.export.writers import ExportFormat, export
     from codesearch_core.store.core import Store
+from codesearch_core.tools.schemas import parse_tool_call
     from codesearch_core.store.types import QueueFilters
 
     store = Store(sys.argv[1])
@@ -171,3 +174,42 @@ def test_exporting_over_the_store_itself_is_refused(tmp_path: Path) -> None:
 def test_exporting_to_a_directory_is_refused(tmp_path: Path) -> None:
     with Store(tmp_path / "studio.duckdb") as store, pytest.raises(StoreError, match="directory"):
         export(store, ExportFormat.XLAM, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("../x.jsonl", "not a file name inside the exports folder"),
+        ("/etc/x.jsonl", "not a file name inside the exports folder"),
+        ("sub/../../x.jsonl", "not a file name inside the exports folder"),
+        ("out/x.jsonl", "leads outside the exports folder"),  # `out` is a link out of it
+        ("  ", "give the export a file name"),
+    ],
+)
+def test_the_app_writes_exports_only_inside_the_exports_folder(
+    tmp_path: Path, name: str, message: str
+) -> None:
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "out").symlink_to(tmp_path)
+    with pytest.raises(StoreError, match=message):
+        export_path(name, folder)
+    assert export_path("sub/xlam.jsonl", folder) == folder.resolve() / "sub" / "xlam.jsonl"
+
+
+def test_a_reference_call_that_cannot_run_is_no_gold_answer(tmp_path: Path) -> None:
+    """A blueprint stored before imports checked its reference call (`../../etc`): the export
+    skips it as gold, in both the answer and the preference layouts, and counts it."""
+    bad = blueprint(1)
+    escaping = parse_tool_call(
+        {"name": "ripgrep_search", "arguments": {"pattern": "h", "paths": ["../../etc"]}}
+    )
+    with Store(tmp_path / "studio.duckdb") as store:
+        store.add_blueprints([blueprint(0), replace(bad, reference_call=escaping)])
+        rejected = store.add_proposals([proposal(bad, "x")])
+        executed(store, rejected, f1=0.0)
+        store.record_decision(rejected[0], "reject", "ann")
+        manifest = export(store, ExportFormat.XLAM, tmp_path / "x.jsonl", include_reference=True)
+        assert manifest.rows == 1 and manifest.counts["reference_outside_corpus"] == 1
+        pairs = export(store, ExportFormat.PAIRS, tmp_path / "p.jsonl")
+        assert pairs.rows == 0  # no chosen answer left for the rejected proposal

@@ -20,15 +20,8 @@ from codesearch_core.ingest.jsonl import (
 )
 from codesearch_core.store.core import Store
 
-
-@pytest.fixture(autouse=True)
-def corpora(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The corpus the test blueprints name, holding their expected file."""
-    root = tmp_path / "corpora"
-    (root / "fixtures" / "src").mkdir(parents=True)
-    (root / "fixtures" / "src" / "app.py").write_text("handler_1(x)\n" * 10, encoding="utf-8")
-    monkeypatch.setenv("CODESEARCH_CORPORA", str(root))
-    return root
+#: The corpus `store_helpers.blueprint` names, with its expected file (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("fixtures_corpus")
 
 
 @pytest.fixture
@@ -215,6 +208,29 @@ def test_an_upload_can_be_checked_for_missing_expected_files_line_by_line(tmp_pa
     assert [(e.blueprint_id, e.line) for e in errors] == [("bp-001", 2)]
     assert str(errors[0]).startswith("upload.jsonl:2: blueprint 'bp-001': expected file missing")
     assert corpus_check_errors([blueprint(0)], lines, source="upload.jsonl") == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "why"),
+    [
+        ({"paths": ["../../etc"]}, "contains `..`"),
+        ({"paths": ["/etc"]}, "is absolute"),
+        ({"file_types": ["python3"]}, "unknown rg file type"),
+        ({"pattern": "(?<=password=)x"}, "PCRE2"),
+    ],
+)
+def test_a_blueprint_whose_reference_call_cannot_run_is_refused(
+    store: Store, tmp_path: Path, arguments: dict[str, object], why: str
+) -> None:
+    """Bug 4: a blueprint whose reference call had `../../etc` imported without complaint and was
+    exported as gold."""
+    bad = blueprint_to_dict(blueprint(1))
+    bad["reference_call"] = {"name": "ripgrep_search", "arguments": {"pattern": "h", **arguments}}
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(bad) + "\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=f"bad.jsonl:1: .*reference call cannot run.*{why}"):
+        import_blueprints_jsonl(store, path)
+    assert store.counts().blueprints == 0
 
 
 # --- lines too long to be records ----------------------------------------------------------------

@@ -206,13 +206,18 @@ def test_a_lease_expires(store: Store, items: list[str]) -> None:
     assert store.lease_next(None, "ann") == items[0]
     assert store.lease_next(None, "bob") == items[1]
     later = utc_now() + timedelta(minutes=2)
-    found = store._write(
-        lambda cur: store_decisions.lease_next(cur, QueueFilters(), "bob", now=later),
-        what="lease",
-    )
-    assert found == items[0]  # ann's tab was closed: her lease ran out
-    store.release_leases("bob")
-    assert store.lease_next(None, "cid") == items[0]
+
+    def lease_later(who: str) -> str | None:
+        return store._write(
+            lambda cur: store_decisions.lease_next(cur, QueueFilters(), who, now=later),
+            what="lease",
+        )
+
+    assert lease_later("bob") == items[0]  # ann's tab was closed: her lease ran out
+    store.release_leases("bob")  # bob leaves: both his leases go
+    assert lease_later("cid") == items[0]
+    # Now (not later) ann's lease still holds items[0], and so does cid's: one item is taken.
+    assert store.review_queue(QueueFilters(reviewer="dan")).total == len(items) - 1
 
 
 def test_two_reviewers_asking_at_once_get_different_items(store: Store, items: list[str]) -> None:
@@ -247,10 +252,12 @@ def test_the_dashboard_counts_each_reviewer_and_their_agreement(
     assert stats.reviewers == (("ann", 3, 1, 1), ("bob", 2, 2, 0))
     assert stats.agreement.items == 4
     assert stats.agreement.percent == pytest.approx(0.75)
-    assert stats.agreement.alpha is not None and -1.0 <= stats.agreement.alpha < 1.0
+    # Krippendorff's alpha by hand (nominal): 8 paired values, 5 accepts and 3 rejects; one item
+    # disagrees, giving 2 off-diagonal coincidences: 1 - (8 - 1) * 2 / (2 * 5 * 3) = 8/15.
+    assert stats.agreement.alpha == pytest.approx(8 / 15)
     assert stats.agreement.conflicts == 1
     assert stats.counts.conflicts == 1
-    assert stats.reviews_per_item == 2
+    assert stats.review_settings.reviews_per_item == 2
 
 
 def test_a_verify_that_overlapped_an_edit_does_not_write_a_stale_grade(
@@ -282,3 +289,34 @@ def test_decisions_keep_their_reviewer_and_undo_names_its_target(
         (undo, DecisionAction.UNDO, "ann", False),
     ]
     assert history[1].undoes == event
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(("approve", "ann"), "unknown decision"), (("accept", "  "), "a reviewer name is needed")],
+)
+def test_bad_decisions_are_refused(
+    store: Store, items: list[str], args: tuple[str, str], message: str
+) -> None:
+    with pytest.raises(StoreError, match=message):
+        store.record_decision(items[0], *args)
+    assert store.item_history(items[0]) == ()
+
+
+def test_a_decision_on_an_unknown_item_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError, match="no proposal"):
+        store.record_decision("missing", "accept", "ann")
+
+
+def test_decision_events_are_never_rewritten_and_keep_their_note(
+    store: Store, items: list[str]
+) -> None:
+    store.record_decision(items[0], "accept", "ann", note="looks right")
+    before = store.item_history(items[0])
+    store.undo_last("ann")
+    store.record_decision(items[0], "reject", "ann", reason="wrong tool")
+    after = store.item_history(items[0])
+    assert after[: len(before)] == tuple(replace(e, undone=True) for e in before)
+    assert after[0].note == "looks right" and after[-1].reason == "wrong tool"
+    assert store.counts().decision_events == 3
+    assert store.check_caches() == []

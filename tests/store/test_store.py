@@ -140,7 +140,7 @@ def test_new_expected_spans_regrade_the_stored_runs_at_once(store: Store) -> Non
     # The stored finding (line 1) against the new spans, graded by the real grader.
     assert item.grade == grade_findings(item.execution.findings, moved.expected)
     assert item.grade is not None and item.grade.span_recall == 0.5
-    assert store.export_exclusions(QueueFilters())["accepted_stale"] == 0
+    assert store.export_answer_counts(QueueFilters())["accepted_stale"] == 0
     assert store.check_caches() == []
 
 

@@ -4,15 +4,17 @@ real corpora, real tools."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from codesearch_core import ingest, studio
 from codesearch_core.engines.mutations import MutationEngine
-from codesearch_core.models import DecisionAction
+from codesearch_core.errors import StoreError
+from codesearch_core.models import DecisionAction, Span
 from codesearch_core.store.core import Store
-from codesearch_core.store.types import BlueprintFilters, QueueFilters
+from codesearch_core.store.types import BlueprintFilters, DecisionState, QueueFilters
 from codesearch_core.tools.schemas import parse_tool_call
 from codesearch_core.verify.pending import verify_pending
 
@@ -80,3 +82,68 @@ def test_an_edited_call_equal_to_an_earlier_proposal_is_that_proposal(seeded: St
     assert item is not None and item.proposal.proposal.call is not None
     same = parse_tool_call(item.proposal.proposal.call.to_dict())
     assert studio.rerun_edited(seeded, item, same, "ann") == first.proposal_id
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        QueueFilters(),
+        QueueFilters(decision=DecisionState.CONFLICT),
+        QueueFilters(tool="ripgrep_search", language="go", tag="pcre2", engine="vllm"),
+        QueueFilters(proposed_tool="invalid", mutation_kind="drop_pcre2", valid_only=True),
+        QueueFilters(min_f1=0.0, max_f1=0.45, decision=DecisionState.ANY, text="café & 100%"),
+    ],
+)
+def test_review_filters_go_through_the_address_and_back(filters: QueueFilters) -> None:
+    """Bug 8: filters were lost on reload. The address carries them (the reviewer apart)."""
+    params = studio.filters_to_params(filters)
+    assert set(params) <= set(studio.FILTER_PARAMS)
+    assert studio.filters_from_params(params, "ann") == replace(filters, reviewer="ann")
+
+
+def test_a_hand_edited_address_does_not_break_the_filters() -> None:
+    params = {"decision": "maybe", "min_f1": "nan", "max_f1": "7", "tag": "x" * 500}
+    filters = studio.filters_from_params(params, None)
+    assert filters.decision is DecisionState.UNDECIDED
+    assert (filters.min_f1, filters.max_f1) == (None, 1.0)
+    assert filters.tag is not None and len(filters.tag) == 200
+
+
+def test_accept_needs_a_valid_call_that_ran_and_the_card_says_why(seeded: Store) -> None:
+    _propose_and_verify(seeded)
+    items = [seeded.review_item(i.proposal_id) for i in seeded.review_queue(limit=100).items]
+    ran = next(i for i in items if i is not None and i.execution and i.execution.ok)
+    failed = next(i for i in items if i is not None and i.execution and not i.execution.ok)
+    assert studio.accept_blocker(ran) is None
+    assert "run failed" in (studio.accept_blocker(failed) or "")
+    assert studio.still_to_do(ran, "ann")
+    seeded.record_decision(ran.proposal.id, DecisionAction.ACCEPT, "ann")
+    decided = seeded.review_item(ran.proposal.id)
+    assert decided is not None and not studio.still_to_do(decided, "ann")
+
+
+def test_run_it_now_executes_and_grades_a_pending_item(seeded: Store) -> None:
+    blueprints = studio.all_blueprints(seeded, BlueprintFilters(corpus="ledger"), limit=1)
+    studio.propose_into_store(seeded, MutationEngine(), blueprints, n=1)
+    pid = seeded.pending_verification()[0].proposal_id
+    item = seeded.review_item(pid)
+    assert item is not None and item.execution is None
+    assert "Not executed yet" in (studio.accept_blocker(item) or "")
+    studio.run_item(seeded, item)
+    after = seeded.review_item(pid)
+    assert after is not None and after.execution is not None and after.grade_current
+
+
+def test_run_it_now_stores_nothing_when_the_blueprint_changed_meanwhile(seeded: Store) -> None:
+    """Bug 12: a grade computed against a blueprint's old expected spans must not be written."""
+    blueprints = studio.all_blueprints(seeded, BlueprintFilters(corpus="ledger"), limit=1)
+    studio.propose_into_store(seeded, MutationEngine(), blueprints, n=1)
+    pid = seeded.pending_verification()[0].proposal_id
+    item = seeded.review_item(pid)
+    assert item is not None
+    bp = item.blueprint
+    edited = replace(bp, expected=(*bp.expected, Span(bp.expected[0].path, 1, 1)))
+    seeded.upsert_blueprint(edited)  # the card still holds the blueprint as it was
+    with pytest.raises(StoreError, match="edited while this ran"):
+        studio.run_item(seeded, item)
+    assert [p.proposal_id for p in seeded.pending_verification()] == [pid]
