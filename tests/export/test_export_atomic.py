@@ -93,7 +93,6 @@ _DISK_FULL = textwrap.dedent(
     from codesearch_core.errors import StoreError
     from codesearch_core.export.writers import ExportFormat, export
     from codesearch_core.store.core import Store
-from codesearch_core.tools.schemas import parse_tool_call
     from codesearch_core.store.types import QueueFilters
 
     store = Store(sys.argv[1])
