@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from codesearch_core.errors import CodesearchError
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -31,3 +33,19 @@ def db_path() -> Path:
 def exports_dir() -> Path:
     """Where the app writes exports; it writes nowhere else (set CODESEARCH_EXPORTS to move it)."""
     return Path(os.environ.get("CODESEARCH_EXPORTS", data_dir() / "exports"))
+
+
+def lock_wait_s(default: float = 15.0) -> float:
+    """Seconds a command waits for a store file another process holds (CODESEARCH_LOCK_WAIT)."""
+    raw = os.environ.get("CODESEARCH_LOCK_WAIT", "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise CodesearchError(
+            f"CODESEARCH_LOCK_WAIT={raw!r} is not a number of seconds (e.g. 15)"
+        ) from None
+    if not 0 <= value <= 3600:
+        raise CodesearchError(f"CODESEARCH_LOCK_WAIT={raw!r} must be between 0 and 3600 seconds")
+    return value

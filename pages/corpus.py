@@ -55,7 +55,13 @@ with st.container(border=True):
     result_for_corpus: RunResult | None = None
     if last and last["corpus"] == name:
         result_for_corpus = last["result"]
-    form = _call_editor.call_editor("adhoc", last["call"] if last else None)
+    # One editor per corpus, starting ast-grep on the corpus's own language (not the first in the
+    # list: bug 7 of the review issue searched a JavaScript corpus as bash).
+    form = _call_editor.call_editor(
+        f"adhoc:{name}",
+        last["call"] if last and last["corpus"] == name else None,
+        default_language=corpora.main_language(name),
+    )
     run_col, draft_col, _ = st.columns([1, 2, 4])
     clicked = run_col.button(
         "Run", type="primary", icon=":material/play_arrow:", disabled=form.parsed is None,
@@ -87,11 +93,19 @@ if result_for_corpus is not None:
     else:
         files_hit = sorted({f.path for f in result.findings})
         note = " (cut at the limit)" if result.truncated else ""
-        st.success(
-            f"{len(result.findings)} findings{note} in {len(files_hit)} files · "
-            f"{result.elapsed_s * 1000:.0f} ms",
-            icon=":material/search:",
-        )
+        if result.findings:
+            st.success(
+                f"{len(result.findings)} findings{note} in {len(files_hit)} files · "
+                f"{result.elapsed_s * 1000:.0f} ms",
+                icon=":material/search:",
+            )
+        else:  # nothing found is no success: most often a wrong language, glob or pattern
+            st.warning(
+                f"**No findings** ({result.elapsed_s * 1000:.0f} ms). Check the pattern, the "
+                "language and the globs against the files below."
+                + (f"\n\nThe tool said: `{result.stderr.strip()[:400]}`" if result.stderr.strip() else ""),
+                icon=":material/search_off:",
+            )
         for f in result.findings:
             hits_by_file.setdefault(f.path, []).append(
                 Mark(f.start_line, f.end_line, Tone.MATCH, f.start_col, f.end_col)

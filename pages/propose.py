@@ -237,9 +237,9 @@ if start:
     try:
         if kind == "import" and upload is not None:
             with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / upload.name
+                path = Path(tmp) / "upload.jsonl"
                 path.write_bytes(upload.getvalue())
-                report = ingest.import_proposals_jsonl(store, path)
+                report = ingest.import_proposals_jsonl(store, path, source=f"upload:{upload.name}")
             st.session_state[LAST_RUN] = {"engine": "import", "proposals": report.new + report.existing,
                                           "new": report.new}  # fmt: skip
         elif engine is not None:

@@ -29,6 +29,22 @@ from pages import _call_editor, _shared
 
 _shared.ensure_routed()
 
+#: Enter or Esc in the Note field leaves it (the note is kept: a text field commits on blur), so the
+#: next A / X / S decides. Streamlit rightly leaves plain-letter shortcuts to the focused field (bug
+#: 6 of the review issue: "a" meant to accept was typed into the note). One listener per document.
+_NOTE_KEYS_SCRIPT = """<script>
+if (!window.__codesearchNoteKeys) {
+  window.__codesearchNoteKeys = true;
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if ((e.key === "Enter" || e.key === "Escape") && t instanceof HTMLInputElement
+        && t.getAttribute("aria-label") === "Note") {
+      t.blur();
+    }
+  }, true);
+}
+</script>"""
+
 CURRENT = "review_current"  # the proposal id on the card
 FLASH = "review_flash"  # a message for the next render of the card: (kind, text)
 UNDONE = "review_undone"  # the item an undo put back on the card: shown even if others settled it
@@ -207,8 +223,10 @@ def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
     b4.button("Undo", icon=":material/undo:", shortcut="U", disabled=not can_undo,
               on_click=_undo, key="undo", width="stretch",
               help="Undo your own last decision (on any item)")  # fmt: skip
-    note.text_input("Note", key=f"note:{stored.id}", placeholder="note (optional)",
-                    label_visibility="collapsed")  # fmt: skip
+    note.text_input("Note", key=f"note:{stored.id}", placeholder="note · Enter, then A / X / S",
+                    label_visibility="collapsed",
+                    help="Letters typed here are the note's. Enter or Esc keeps the note and "
+                         "hands the keys back to the card.")  # fmt: skip
     reason.selectbox(
         "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
         placeholder="reject reason", label_visibility="collapsed",
@@ -413,3 +431,4 @@ def review_card() -> None:
 
 
 review_card()
+st.html(_NOTE_KEYS_SCRIPT, unsafe_allow_javascript=True)

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from codesearch_core import config
+from codesearch_core.cli.store_access import open_store
 from codesearch_core.export import ExportFormat, export, manifest_path
 from codesearch_core.ingest import import_blueprints_jsonl, import_proposals_jsonl
-from codesearch_core.store import DashboardStats, ImportReport, QueueFilters, Store
+from codesearch_core.store import DashboardStats, ImportReport, QueueFilters
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -100,7 +101,7 @@ def _print_report(what: str, report: ImportReport) -> int:
 
 
 def cmd_db_init(args: argparse.Namespace) -> int:
-    with Store(_db(args)) as store:
+    with open_store(_db(args)) as store:
         code = EXIT_OK
         if args.seeds:
             code = _print_report(
@@ -115,7 +116,7 @@ def cmd_db_init(args: argparse.Namespace) -> int:
 
 
 def cmd_db_import(args: argparse.Namespace) -> int:
-    with Store(_db(args)) as store:
+    with open_store(_db(args)) as store:
         if args.kind == "blueprints":
             report = import_blueprints_jsonl(store, args.file, skip_bad=args.skip_bad)
         else:
@@ -150,7 +151,7 @@ def _format_stats(path: Path, stats: DashboardStats) -> str:
 
 
 def cmd_db_stats(args: argparse.Namespace) -> int:
-    with Store(_db(args)) as store:
+    with open_store(_db(args)) as store:
         stats = store.dashboard_stats()
         path = store.path
     if args.json:
@@ -218,7 +219,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         min_f1=args.min_f1,
         max_f1=args.max_f1,
     )
-    with Store(_db(args)) as store:
+    with open_store(_db(args)) as store:
         manifest = export(
             store,
             args.format,

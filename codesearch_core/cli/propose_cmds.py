@@ -185,10 +185,10 @@ def load_blueprints(source: str, db: Path | None = None) -> list[Blueprint]:
     if source == "seeds":
         return load_seed_blueprints()
     if source == "store":
-        from codesearch_core.store import Store
+        from codesearch_core.cli.store_access import open_store
 
         blueprints: list[Blueprint] = []
-        with Store(db or config.db_path()) as store:
+        with open_store(db or config.db_path()) as store:
             while True:
                 page = store.list_blueprints(offset=len(blueprints), limit=500)
                 blueprints.extend(page.items)
@@ -274,10 +274,10 @@ class _JsonlSink:
 
 class _StoreSink:
     def __init__(self, path: Path, blueprints: Sequence[Blueprint], from_store: bool) -> None:
-        from codesearch_core.store import Store
+        from codesearch_core.cli.store_access import open_store
 
         self.where = str(path)
-        self._store = Store(path)
+        self._store = open_store(path)
         try:
             if not from_store:
                 # Proposals point at stored blueprints; storing identical ones again is a no-op.

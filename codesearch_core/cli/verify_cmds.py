@@ -64,8 +64,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from codesearch_core.cli.store_access import open_store
     from codesearch_core.errors import StoreError
-    from codesearch_core.store import Store
     from codesearch_core.verify import OutcomeStream, verify_pending
 
     for flag, value, least in (
@@ -93,7 +93,7 @@ def run_verify(args: argparse.Namespace) -> int:
         execute = partial(verify_many_ray, address=args.ray or None)
         where = f"Ray ({args.ray or 'local or $RAY_ADDRESS'})"
     progress = VerifyProgressLine()
-    with Store(path) as store:
+    with open_store(path) as store:
         executed_before = store.counts().executed
         try:
             report = verify_pending(

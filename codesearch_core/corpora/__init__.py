@@ -1,8 +1,8 @@
 """Corpora and blueprints: finding a corpus and its files, reading and writing blueprint JSONL, and
 the one bounded JSONL line reader every importer uses.
 
-Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `language_for_path`
-(`corpora.corpus`); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
+Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `language_for_path`,
+`main_language` (`corpora.corpus`); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
 `check_expected_files` (`corpora.blueprints`); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`).
 Imports `tools` and below.
 """
@@ -21,6 +21,7 @@ from codesearch_core.corpora.corpus import (
     language_for_path,
     list_corpora,
     list_files,
+    main_language,
     read_file_text,
 )
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
@@ -38,6 +39,7 @@ __all__ = [
     "list_corpora",
     "list_files",
     "load_seed_blueprints",
+    "main_language",
     "open_jsonl",
     "read_blueprints_jsonl",
     "read_file_text",

@@ -8,6 +8,7 @@ point outside, and a dot-file is not something a search task should be about.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
@@ -104,6 +105,13 @@ def read_file_text(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> s
 def language_for_path(rel: str) -> str | None:
     """The ast-grep language of a file from its extension, or None when ast-grep does not parse it."""
     return AST_GREP_EXTENSIONS.get(PurePosixPath(rel).suffix.lower())
+
+
+def main_language(name: str) -> str | None:
+    """The ast-grep language most of the corpus's files are in (None when ast-grep parses none):
+    the language a structural search of this corpus starts with."""
+    counts = Counter(lang for rel in list_files(name) if (lang := language_for_path(rel)))
+    return counts.most_common(1)[0][0] if counts else None
 
 
 def highlight_language(rel: str) -> str:

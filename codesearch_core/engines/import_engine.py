@@ -46,8 +46,12 @@ class ImportEngine:
 
     name: str = ENGINE_NAME
 
-    def __init__(self, path: Path, *, skip_bad: bool = False, model: str = DEFAULT_MODEL) -> None:
+    def __init__(
+        self, path: Path, *, skip_bad: bool = False, model: str = DEFAULT_MODEL, source: str = ""
+    ) -> None:
         self.path = Path(path)
+        #: The name errors give the file: an upload's own name, never the server's temp path.
+        self.source = source or str(path)
         self.skip_bad = skip_bad
         self._model = model
         self.skipped: list[InputFileError] = []
@@ -74,7 +78,7 @@ class ImportEngine:
         with closing(self._rows()) as lines:
             for line_no, row in lines:
                 try:
-                    _check_row(row, known, self.path, line_no)
+                    _check_row(row, known, self.source, line_no)
                 except InputFileError as err:
                     if not self.skip_bad:
                         raise
@@ -89,7 +93,7 @@ class ImportEngine:
                 proposals.append(self._proposal(row))
             except RecursionError:
                 # A line just under the decoder's depth limit can still be too deep to re-encode.
-                bad = InputFileError(NESTING_DETAIL, source=str(self.path), line=line_no)
+                bad = InputFileError(NESTING_DETAIL, source=self.source, line=line_no)
                 if not self.skip_bad:
                     raise bad from None
                 self.skipped.append(bad)
@@ -99,7 +103,7 @@ class ImportEngine:
 
     def _rows(self) -> Generator[tuple[int, Any], None, None]:
         """(line number, decoded value) for each non-blank line, read once, a line at a time."""
-        source = str(self.path)
+        source = self.source
         with open_jsonl(self.path) as handle:
             for line_no, raw in bounded_lines(handle):
                 try:
@@ -197,9 +201,9 @@ def _decode_line(raw: bytes | None, line_no: int) -> Any:
         raise InputFileError(NESTING_DETAIL) from None
 
 
-def _check_row(row: Any, known: set[str], path: Path, line: int) -> None:
+def _check_row(row: Any, known: set[str], source: str, line: int) -> None:
     def bad(message: str) -> InputFileError:
-        return InputFileError(message, source=str(path), line=line)
+        return InputFileError(message, source=source, line=line)
 
     if not isinstance(row, Mapping):
         raise bad(f"expected a JSON object, got {type(row).__name__}")

@@ -61,12 +61,15 @@ def import_blueprints_jsonl(store: Store, path: Path, *, skip_bad: bool = False)
     return replace(report, errors=tuple(errors))
 
 
-def import_proposals_jsonl(store: Store, path: Path, *, skip_bad: bool = False) -> ImportReport:
+def import_proposals_jsonl(
+    store: Store, path: Path, *, skip_bad: bool = False, source: str = ""
+) -> ImportReport:
+    """`source` names the file in errors and in the store (an upload's name, not its temp path)."""
     # Every stored blueprint is a valid target: handing them all to the engine spares a first pass
     # over the file to learn which ones it names (the store is bounded, the file is not).
-    engine = ImportEngine(path, skip_bad=skip_bad)
+    engine = ImportEngine(path, skip_bad=skip_bad, source=source)
     proposals = engine.propose(_stored_blueprints(store))
-    report = store.add_proposals_report(proposals, source=str(path))
+    report = store.add_proposals_report(proposals, source=source or str(path))
     return replace(report, errors=tuple(engine.skipped))
 
 

@@ -3,8 +3,10 @@
 One `Store` per process (the app caches it); it keeps one DuckDB connection and gives every call its
 own cursor, so many Streamlit sessions and threads can use it at once. Every write is one
 transaction: it commits whole or leaves nothing, and a transaction that loses a write-write conflict
-to another thread is retried on the new state. DuckDB lets only one process open a file for writing;
-a second one gets a StoreError that says so at once.
+to another thread is retried on the new state. DuckDB lets only one process open a file at a time,
+so a store idle for `IDLE_RELEASE_S` lets go of it (a `codesearch db` command can then run beside
+the studio) and opens it again on the next call; a process that finds the file held waits up to
+CODESEARCH_LOCK_WAIT seconds, then gets a StoreError that names the holder.
 
 Tables and the decision log's rules: `store.schema`; opening a file: `store.connect`; writes:
 `store.writes`; reads: `store.queries`, `store.dashboard`, `store.export_rows`. Importing JSONL
@@ -36,7 +38,7 @@ from codesearch_core.store import export_rows as store_export_query
 from codesearch_core.store import queries as store_queries
 from codesearch_core.store import review_queries as store_review
 from codesearch_core.store import writes as store_writes
-from codesearch_core.store.connect import connect, prepare
+from codesearch_core.store.connect import IDLE_RELEASE_S, IdleReleasingConnection
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     BlueprintFilters,
@@ -74,21 +76,32 @@ class _Attempt:
 class Store:
     """A handle on one store file. Thread-safe; close it (or use `with`) when done."""
 
-    def __init__(self, path: str | PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | PathLike[str] | None = None,
+        *,
+        idle_release_s: float | None = IDLE_RELEASE_S,
+        lock_wait_s: float | None = None,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> None:
+        """`idle_release_s`: let go of the file after this long without a call (None: hold it
+        until `close`), so other processes can open it meanwhile; the next call opens it again.
+        `lock_wait_s`: how long to wait for a file another process holds (default:
+        CODESEARCH_LOCK_WAIT, 15 s); `on_wait` hears once when that waiting starts."""
         self.path = Path(path) if path is not None else config.db_path()
-        self._conn = connect(self.path)
+        self._handle = IdleReleasingConnection(
+            self.path,
+            idle_release_s=idle_release_s,
+            lock_wait_s=config.lock_wait_s() if lock_wait_s is None else lock_wait_s,
+            on_wait=on_wait,
+        )
         self._lock = threading.Lock()
         #: Transactions re-run after losing a write conflict to another thread (for monitoring).
         self.retries = 0
-        try:
-            self.schema_version = prepare(self._conn, self.path)
-        except BaseException:
-            self._conn.close()
-            raise
+        self.schema_version = self._handle.schema_version
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._handle.close()
 
     def __enter__(self) -> Store:
         return self
@@ -99,11 +112,10 @@ class Store:
     # --- plumbing --------------------------------------------------------------------------------
 
     def _cursor(self) -> duckdb.DuckDBPyConnection:
-        with self._lock:
-            try:
-                return self._conn.cursor()
-            except duckdb.Error as err:
-                raise StoreError(f"the store {self.path} is closed ({err})") from err
+        return self._handle.cursor()
+
+    def _release(self, cur: duckdb.DuckDBPyConnection) -> None:
+        self._handle.release(cur)
 
     def _read(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         cur = self._cursor()
@@ -115,7 +127,7 @@ class Store:
                 raise
             raise StoreError(f"could not read the store {self.path}: {err}") from err
         finally:
-            cur.close()
+            self._release(cur)
 
     def _write(self, fn: Callable[[duckdb.DuckDBPyConnection], T], *, what: str) -> T:
         """Run `fn` in a transaction; retry it whole when it lost a race with another writer."""
@@ -162,7 +174,7 @@ class Store:
         except OSError as err:
             raise StoreError(f"could not write to {self.path}: {err}") from err
         finally:
-            cur.close()
+            self._release(cur)
 
     # --- blueprints ------------------------------------------------------------------------------
 
@@ -451,7 +463,7 @@ class Store:
                 raise
             raise StoreError(f"could not read the store {self.path}: {err}") from err
         finally:
-            cur.close()
+            self._release(cur)
 
     def export_answer_counts(self, filters: QueueFilters) -> dict[str, int]:
         """Proposals matching `filters` that the export rule takes ("answers") and those it leaves

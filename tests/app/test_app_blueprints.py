@@ -66,6 +66,33 @@ def test_author_run_untick_and_save_a_blueprint(studio_db: Path) -> None:
     )
 
 
+def test_fields_edited_in_turn_are_all_kept_and_saved(studio_db: Path) -> None:
+    """Bug 2 of the review issue: in the new-blueprint form, editing two fields in turn lost one
+    edit (the draft handed the editor its own last call back, which re-keyed the widgets)."""
+    at = open_app(BLUEPRINTS)
+    new_blueprint(at, "Find the println calls in the transfer service", "println")
+    field(at, "text_area", ":globs").input("**/TransferService.java").run()  # type: ignore[attr-defined]
+    field(at, "checkbox", ":fixed_strings").check().run()  # type: ignore[attr-defined]
+    field(at, "text_input", ":pattern:pattern").input("System.out.println").run()  # type: ignore[attr-defined]
+    field(at, "text_area", ":notes").input("comments count").run()  # type: ignore[attr-defined]
+    at.button(key="bp_run").click().run()
+    assert all("TransferService" in p for p in at.data_editor[0].value["path"])
+    at.button(key="bp_save").click().run()
+    saved = [s for s in texts(at, "success") if "created" in s]
+    assert saved, texts(at, "error")
+    with stored(studio_db) as store:
+        bp = store.get_blueprint(saved[0].split("`")[1])
+    assert bp is not None and bp.notes == "comments count"
+    assert bp.reference_call.to_dict() == {
+        "name": "ripgrep_search",
+        "arguments": {
+            "pattern": "System.out.println",
+            "globs": ["**/TransferService.java"],
+            "fixed_strings": True,
+        },
+    }
+
+
 def test_a_span_the_call_misses_can_be_added_by_file_and_lines(studio_db: Path) -> None:
     at = open_app(BLUEPRINTS)
     new_blueprint(at, "Find the transfer method and its guard clause", "void transfer")

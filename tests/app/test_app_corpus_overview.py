@@ -49,7 +49,7 @@ def test_a_regex_that_does_not_compile_is_a_message(studio_db: Path) -> None:
 
 def test_raw_json_that_is_not_a_call_is_a_message_and_cannot_run(studio_db: Path) -> None:
     at = open_app(CORPUS)
-    at.segmented_control(key="adhoc:mode").set_value("JSON").run()
+    at.segmented_control(key="adhoc:ledger:mode").set_value("JSON").run()
     editor = next(t for t in at.text_area if str(t.key).endswith(":json"))
     editor.input('{"name": "ripgrep_search", "arguments": {"pattern": "x", "flags": "-i"}}').run()
     assert any("unknown field(s): flags" in e for e in texts(at, "error"))
@@ -81,3 +81,48 @@ def test_overview_counts_and_a_link_into_the_filtered_queue(
     assert at.session_state["review_filters"].decision is DecisionState.REJECTED
     heading = next(t for t in texts(at, "markdown") if t.startswith("#### Item"))
     assert heading.startswith(f"#### Item 2 of {len(queue)} · 1 rejected")
+
+
+def _field(at: AppTest, kind: str, name: str) -> object:
+    return next(w for w in getattr(at, kind) if str(w.key).endswith(f":{name}"))
+
+
+def test_edits_to_two_fields_after_a_run_are_both_kept(studio_db: Path) -> None:
+    """Bug 2 of the review issue: after one Run, the next edit of the search form was dropped (the
+    editor reloaded the call just run and re-keyed its widgets)."""
+    at = open_app(CORPUS)
+    at.sidebar.selectbox(key="corpus").set_value("ledger").run()
+    pattern_input(at).input("System.out.println").run()  # type: ignore[attr-defined]
+    at.button(key="adhoc_run").click().run()
+    assert any(s.startswith("4 findings in 3 files") for s in texts(at, "success"))
+    pattern_input(at).input("println").run()  # type: ignore[attr-defined]
+    _field(at, "text_area", "globs").input("**/TransferService.java").run()  # type: ignore[attr-defined]
+    _field(at, "checkbox", "fixed_strings").check().run()  # type: ignore[attr-defined]
+    assert pattern_input(at).value == "println"  # type: ignore[attr-defined]
+    assert _field(at, "text_area", "globs").value == "**/TransferService.java"  # type: ignore[attr-defined]
+    assert _field(at, "checkbox", "fixed_strings").value is True  # type: ignore[attr-defined]
+    at.button(key="adhoc_run").click().run()
+    table = at.dataframe[0].value
+    assert set(table["path"]) == {"src/main/java/com/example/ledger/TransferService.java"}
+    assert all("println" in line for line in table["line"])
+
+
+def test_structural_search_starts_in_the_corpus_language_and_nothing_found_is_no_success(
+    studio_db: Path,
+) -> None:
+    """Bug 7 of the review issue: in a JavaScript corpus ast-grep's language started as bash, and
+    the "0 findings" that followed was shown in green as a success."""
+    at = open_app(CORPUS)
+    at.sidebar.selectbox(key="corpus").set_value("webshop").run()
+    next(r for r in at.radio if str(r.key).endswith(":tool")).set_value("ast_grep_search").run()
+    assert _field(at, "selectbox", "language").value == "javascript"  # type: ignore[attr-defined]
+    pattern_input(at).input("console.log($$$ARGS)").run()  # type: ignore[attr-defined]
+    at.button(key="adhoc_run").click().run()
+    assert any("findings in" in s for s in texts(at, "success"))
+    pattern_input(at).input("definitelyNotCalledAnywhere($X)").run()  # type: ignore[attr-defined]
+    at.button(key="adhoc_run").click().run()
+    assert not [s for s in texts(at, "success") if "findings" in s]
+    assert any("No findings" in w for w in texts(at, "warning"))
+    at.sidebar.selectbox(key="corpus").set_value("telemetry").run()
+    next(r for r in at.radio if str(r.key).endswith(":tool")).set_value("ast_grep_search").run()
+    assert _field(at, "selectbox", "language").value == "python"  # type: ignore[attr-defined]

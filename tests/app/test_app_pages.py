@@ -67,21 +67,28 @@ def test_the_sidebar_shows_store_corpus_engine_and_reviewer_on_every_page(studio
         assert "Engine" in captions and str(studio_db) in captions
 
 
-def test_a_store_locked_by_another_process_is_a_message_not_a_traceback(studio_db: Path) -> None:
+def test_a_store_locked_by_another_process_is_a_message_not_a_traceback(
+    studio_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import subprocess
     import sys
+
+    monkeypatch.setenv("CODESEARCH_LOCK_WAIT", "0.5")
 
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time; from codesearch_core.store.core import Store; "
-         "s = Store(sys.argv[1]); print('open', flush=True); time.sleep(60)", str(studio_db)],
+         "s = Store(sys.argv[1], idle_release_s=None); print('open', flush=True); time.sleep(60)", str(studio_db)],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
         at = open_app("pages/review.py")
         assert not at.exception
-        assert any("cannot be opened" in e for e in texts(at, "error"))
+        assert any(
+            "cannot be opened" in e and f"in use by process {holder.pid}" in e
+            for e in texts(at, "error")
+        )
     finally:
         holder.kill()
         holder.wait()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,9 @@ def test_a_malformed_proposals_upload_names_the_line_and_stores_nothing(studio_d
     assert not at.exception
     (error,) = [e for e in texts(at, "error") if "batch.jsonl:1" in e]
     assert "no-such-blueprint" in error
+    # Bug 11: the error named the server's temp copy of the upload (/tmp/tmpXXXX/batch.jsonl).
+    assert "upload:batch.jsonl:1" in error
+    assert tempfile.gettempdir() not in error
     with stored(studio_db) as store:
         assert store.counts().proposals == 0
 

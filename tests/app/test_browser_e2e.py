@@ -111,6 +111,43 @@ def test_review_shortcuts_record_accept_reject_skip_and_undo(
         assert store.current_decision(queue[2]) is None
 
 
+def test_letters_typed_in_the_note_stay_there_and_enter_or_esc_hand_the_keys_back(
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+) -> None:
+    """Bug 6 of the review issue: a reviewer typed a note, then pressed A to accept; the "a" went
+    into the note ("keyboard-note-1aa") and nothing was decided. Letters in the field are the
+    note's; Enter or Esc keeps the note and gives the keys back to the card."""
+    _seed_proposals(tmp_path / "studio.duckdb")
+    with Store(tmp_path / "studio.duckdb") as store:
+        queue = [i.proposal_id for i in store.review_queue(limit=10).items]
+    server = start_studio()
+    page = open_page(browser, f"{server.url}/review?reviewer=ann")
+    _wait_for_card(page, "Item 1 of")
+    note = page.get_by_role("textbox", name="Note")
+    note.click()
+    page.keyboard.type("keyboard-note-1 ax")  # letters that are also shortcuts, typed in the field
+    settle(page)
+    assert "Item 1 of" in _main_text(page)  # nothing was decided
+    page.keyboard.press("Enter")
+    settle(page)
+    page.keyboard.press("x")
+    _wait_for_card(page, "Item 2 of")
+    note = page.get_by_role("textbox", name="Note")
+    note.click()
+    page.keyboard.type("second")
+    page.keyboard.press("Escape")
+    settle(page)
+    page.keyboard.press("s")
+    _wait_for_card(page, "Item 3 of")
+
+    with Store(server.db) as store:  # the studio lets go of an idle store: no need to stop it
+        events = [(e.item_id, e.action, e.note) for item in queue[:2] for e in store.item_history(item)]
+    assert events == [
+        (queue[0], DecisionAction.REJECT, "keyboard-note-1 ax"),
+        (queue[1], DecisionAction.SKIP, "second"),
+    ]
+
+
 def test_selecting_a_blueprint_row_opens_it_in_the_editor(
     start_studio: Callable[[], Studio], browser: Browser
 ) -> None:

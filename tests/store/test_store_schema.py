@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import duckdb
@@ -172,11 +173,12 @@ def test_a_directory_is_not_a_store(tmp_path: Path) -> None:
         Store(tmp_path)
 
 
+#: A process that holds the file for good (as a long verify run does); argv[2] is its idle release.
 _HOLD = textwrap.dedent(
     """
     import sys
     from codesearch_core.store.core import Store
-    store = Store(sys.argv[1])
+    store = Store(sys.argv[1], idle_release_s=None)
     print("ready", flush=True)
     sys.stdin.readline()
     store.close()
@@ -194,8 +196,10 @@ def test_a_second_process_gets_a_clear_error_not_a_hang(tmp_path: Path) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        with pytest.raises(StoreError, match=f"in use by process {holder.pid}"):
-            Store(path)
+        started = time.monotonic()
+        with pytest.raises(StoreError, match=f"in use by process {holder.pid} \\(waited 0.5 s\\)"):
+            Store(path, lock_wait_s=0.5)
+        assert time.monotonic() - started < 30  # waited, then said so; no hang
     finally:
         assert holder.stdin is not None
         holder.stdin.write("\n")
@@ -203,3 +207,59 @@ def test_a_second_process_gets_a_clear_error_not_a_hang(tmp_path: Path) -> None:
         holder.wait(timeout=60)
     with Store(path) as store:  # free again once the other process is gone
         assert store.counts().blueprints == 0
+
+
+_STUDIO_LIKE = textwrap.dedent(
+    """
+    import sys
+    from codesearch_core.store.core import Store
+    store = Store(sys.argv[1], idle_release_s=0.3)
+    store.counts()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    print(store.counts().blueprints, flush=True)  # opens the file again, sees the other's write
+    sys.stdin.readline()
+    store.close()
+    """
+)
+
+
+def test_an_idle_store_lets_another_process_in_and_then_sees_its_writes(tmp_path: Path) -> None:
+    """Bug 11 of the review issue: the studio held the file, so no CLI command could run beside it."""
+    path = tmp_path / "studio.duckdb"
+    studio = subprocess.Popen(
+        [sys.executable, "-c", _STUDIO_LIKE, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert studio.stdout is not None and studio.stdin is not None
+        assert studio.stdout.readline().strip() == "ready"
+        told: list[str] = []
+        with Store(path, lock_wait_s=30, on_wait=told.append) as store:
+            store.add_blueprints([blueprint(i) for i in range(3)])
+            added = store.counts().blueprints
+        assert added == 3
+        studio.stdin.write("\n")
+        studio.stdin.flush()
+        assert int(studio.stdout.readline()) == added
+        studio.stdin.write("\n")
+        studio.stdin.flush()
+    finally:
+        studio.wait(timeout=60)
+    assert studio.returncode == 0
+    assert all(f"in use by process {studio.pid}" in m for m in told)
+
+
+def test_an_idle_store_lets_go_of_the_file_and_opens_it_again(tmp_path: Path) -> None:
+    path = tmp_path / "studio.duckdb"
+    with Store(path, idle_release_s=0.05) as store:
+        deadline = time.monotonic() + 30
+        while store._handle._conn is not None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert store._handle._conn is None  # let go of while idle
+        assert store.counts().blueprints == 0  # and opened again by the next call
+    with Store(path, idle_release_s=None) as held:
+        time.sleep(0.2)
+        assert held._handle._conn is not None  # a store told to hold the file keeps it
