@@ -53,8 +53,10 @@ def call_editor(
         # A page handing back the call this editor made on the last run (a draft that follows the
         # form, the call just run) is no new call: re-keying the widgets for it would drop the edit
         # made since (bug 2 of the review issue: every other edit was lost).
-        if f"{key}:version" not in st.session_state or not shown or (
-            canonical_json(shown) != fingerprint
+        if (
+            f"{key}:version" not in st.session_state
+            or not shown
+            or (canonical_json(shown) != fingerprint)
         ):
             _load_into_editor(key, initial)
     version = st.session_state[f"{key}:version"]

@@ -103,7 +103,11 @@ if result_for_corpus is not None:
             st.warning(
                 f"**No findings** ({result.elapsed_s * 1000:.0f} ms). Check the pattern, the "
                 "language and the globs against the files below."
-                + (f"\n\nThe tool said: `{result.stderr.strip()[:400]}`" if result.stderr.strip() else ""),
+                + (
+                    f"\n\nThe tool said: `{result.stderr.strip()[:400]}`"
+                    if result.stderr.strip()
+                    else ""
+                ),
                 icon=":material/search_off:",
             )
         for f in result.findings:

@@ -141,7 +141,9 @@ def test_letters_typed_in_the_note_stay_there_and_enter_or_esc_hand_the_keys_bac
     _wait_for_card(page, "Item 3 of")
 
     with Store(server.db) as store:  # the studio lets go of an idle store: no need to stop it
-        events = [(e.item_id, e.action, e.note) for item in queue[:2] for e in store.item_history(item)]
+        events = [
+            (e.item_id, e.action, e.note) for item in queue[:2] for e in store.item_history(item)
+        ]
     assert events == [
         (queue[0], DecisionAction.REJECT, "keyboard-note-1 ax"),
         (queue[1], DecisionAction.SKIP, "second"),
