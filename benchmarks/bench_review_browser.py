@@ -34,6 +34,8 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "review_browser.md"
 CHROMIUM = "/usr/bin/chromium"
 GOAL_MS = 350.0
+#: Between the card being drawn and the key press: not part of the measured time.
+READ_MS = 150
 #: The card's proposal id, as the page shows it ("Proposal 1a2b3c4d5e (#12)").
 CARD_ID_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
@@ -79,7 +81,22 @@ def _card_id(page: Page) -> str:
     return str(page.evaluate(CARD_ID_JS))
 
 
+def _settled(page: Page) -> None:
+    """Wait until no script run is in progress: a reviewer presses the key on a card drawn whole."""
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            return app && app.getAttribute('data-test-script-state') !== 'running';
+        }""",
+        timeout=60_000,
+    )
+
+
 def _press_and_wait(page: Page, key: str) -> float:
+    _settled(page)
+    # A reviewer reads the card before deciding. A key pressed within milliseconds of a card being
+    # drawn can be lost in Streamlit's frontend (it happened once in ~30 presses without this pause).
+    page.wait_for_timeout(READ_MS)
     before = _card_id(page)
     start = time.perf_counter()
     page.keyboard.press(key)

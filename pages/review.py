@@ -401,7 +401,9 @@ def review_card() -> None:
         if len(rows) > MAX_FINDING_ROWS:
             st.caption(f"…and {len(rows) - MAX_FINDING_ROWS} more rows.")
 
-    with st.expander("Edit the call and re-run", icon=":material/edit:"):
+    # A toggle, not an expander: an expander builds its editor on every card, shut or not (a third
+    # of the card's time); the toggle builds it only for the reviewer who asks.
+    if st.toggle("Edit the call and re-run", key=f"edit_open:{stored.id}"):
         st.caption("The edited call is stored as a new proposal (its parent is this one), executed "
                    "and graded; the card then shows it so you can accept it.")  # fmt: skip
         result = _call_editor.call_editor("review_edit", prop_call or ref_call)

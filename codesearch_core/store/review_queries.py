@@ -128,6 +128,9 @@ def _where(cur: Cursor, f: QueueFilters) -> tuple[str, list[Any]]:
 def review_queue(cur: Cursor, f: QueueFilters, *, offset: int, limit: int) -> QueuePage:
     where, params = _where(cur, f)
     offset = max(offset, 0)
+    if limit <= 0:  # the count alone (the card's "left to do"): no page to build
+        one = first_row(cur.execute(f"SELECT count(*) FROM proposals p WHERE {where}", params))
+        return QueuePage((), int(one[0]) if one else 0, offset)
     # One statement (one snapshot): the filter runs once into an integer-only result that both the
     # count and the page read; only the page's rows are joined to their details.
     rows = cur.execute(

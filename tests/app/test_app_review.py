@@ -119,6 +119,8 @@ def test_an_edited_call_is_stored_with_its_parent_and_shown_next(
 ) -> None:
     queue = seed_reviewable(studio_db, reviewable_template)
     at = open_app(REVIEW, reviewer="ann")
+    assert not [b for b in at.button if b.key == "rerun_edited"]  # built only when asked for
+    next(t for t in at.toggle if str(t.key).startswith("edit_open:")).set_value(True).run()
     at.segmented_control(key="review_edit:mode").set_value("JSON").run()
     editor = next(t for t in at.text_area if t.key.endswith(":json"))
     editor.input(

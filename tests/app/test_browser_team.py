@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import CHROMIUM, Studio, accept_enabled, open_page, settle
+from browser_support import CHROMIUM, SCREENSHOTS, Studio, accept_enabled, open_page, settle
 from playwright.sync_api import Browser, Page
 
 from codesearch_core import ingest, studio
@@ -144,6 +144,8 @@ def test_two_reviewers_at_once_two_reviews_per_item(
     settle(ann)
     assert "decision=conflict" in ann.url
     assert "Reviewers disagree on this item" in ann.inner_text('[data-testid="stMain"]')
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    ann.screenshot(path=str(SCREENSHOTS / "review_team.png"))  # the README's team section shows it
     ann.get_by_role("button", name="Final: reject").click()
     settle(ann)
     server.stop()
