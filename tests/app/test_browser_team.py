@@ -133,9 +133,10 @@ def test_two_reviewers_at_once_two_reviews_per_item(
 
     # Overview: each reviewer's counts and their agreement; Conflicts opens from there.
     ann.goto(f"{server.url}/?reviewer=ann")
+    ann.wait_for_selector("text=Percent agreement")  # the reviewers' section is drawn last
     settle(ann)
     overview = ann.inner_text('[data-testid="stMain"]')
-    assert "Percent agreement" in overview and "Krippendorff" in overview
+    assert "Percent agreement" in overview and "Krippendorff" in overview, overview[-1500:]
     assert re.search(r"Items with 2\+ reviews\s+50", overview)
     conflicts = ann.get_by_role("button", name=re.compile(r"Conflicts \(\d+\)"))
     n_conflicts = int(re.search(r"\d+", conflicts.inner_text()).group(0))  # type: ignore[union-attr]
