@@ -16,23 +16,22 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-# Sibling scripts, found because Python puts the running script's folder on sys.path.
+# Sibling scripts, found because Python puts the running script's folder on sys.path; the studio
+# is started as the browser tests start it.
 from bench_review_page import store_calls_ms
 from bench_store import build
 from playwright.sync_api import Page, sync_playwright
 
-REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from browser_support import CHROMIUM, CHROMIUM_ARGS, start_studio_fixture
+
 RESULTS = Path(__file__).parent / "results" / "review_browser.md"
-CHROMIUM = "/usr/bin/chromium"
 GOAL_MS = 350.0
 #: Between the card being drawn and the key press: not part of the measured time.
 READ_MS = 150
@@ -42,38 +41,6 @@ CARD_ID_JS = """() => {
     const m = main && main.innerText.match(/Proposal `?([0-9a-f]{10})`? \\(#/);
     return m ? m[1] : null;
 }"""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_studio(db: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-        "--server.headless", "true", "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, cwd=REPO, env={**os.environ, "CODESEARCH_DB": str(db)}, stdout=out, stderr=out
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited:\n{log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return process, url
-        except OSError:
-            time.sleep(0.3)
-    process.kill()
-    raise RuntimeError("streamlit did not start")
 
 
 def _card_id(page: Page) -> str:
@@ -109,15 +76,15 @@ def _press_and_wait(page: Page, key: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def browser_presses_ms(db: Path, presses: int, log: Path) -> list[float]:
-    process, url = _start_studio(db, log)
+def browser_presses_ms(folder: Path, presses: int) -> list[float]:
+    """Start the studio on `folder`/studio.duckdb (the tests' starter) and time the presses."""
+    starter = start_studio_fixture(folder)
+    studio = next(starter)()
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"]
-            )
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.goto(f"{url}/review?reviewer=bench")
+            page.goto(f"{studio.url}/review?reviewer=bench")
             _card_id(page)
             page.locator("h1").first.click()  # the keys go to the page, not a text field
             for _ in range(3):  # warm: imports, caches, the first queries
@@ -126,8 +93,7 @@ def browser_presses_ms(db: Path, presses: int, log: Path) -> list[float]:
             browser.close()
         return times
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        studio.stop()
 
 
 def main() -> None:
@@ -136,13 +102,13 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "bench.duckdb"
+        db = Path(tmp) / "studio.duckdb"
         start = time.perf_counter()
         build(db, args.items, args.items)
         built_s = time.perf_counter() - start
         load_before = os.getloadavg()[0]
         bare = store_calls_ms(db, args.presses)
-        times = browser_presses_ms(db, args.presses, Path(tmp) / "streamlit.log")
+        times = browser_presses_ms(Path(tmp), args.presses)
         load_after = os.getloadavg()[0]
     median = statistics.median(times)
     p90 = statistics.quantiles(times, n=10)[-1]

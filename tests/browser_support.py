@@ -32,7 +32,7 @@ START_TIMEOUT_S = 60.0
 UI_TIMEOUT_MS = 30_000
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -75,7 +75,7 @@ def start_studio_fixture(tmp_path: Path) -> Iterator[Callable[[], Studio]]:
     started: list[Studio] = []
 
     def start() -> Studio:
-        port = _free_port()
+        port = free_port()
         log = tmp_path / "streamlit.log"
         env = {**os.environ, "CODESEARCH_DB": str(tmp_path / "studio.duckdb")}
         command = [

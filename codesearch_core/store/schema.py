@@ -280,14 +280,44 @@ _V3: Final[tuple[str, ...]] = (
     "ALTER TABLE grades ADD COLUMN graded_against VARCHAR",
     # Until v3 an edit that changed what a grade depends on deleted the grade: every stored grade
     # is current.
-    f"""
+    # The grading key and the item state as v3 defined them, written out: a migration replays
+    # what its version meant, so a later change to GRADING_KEY_SQL or item_state_update (which
+    # would come with its own migration) must not change what this one does.
+    """
     UPDATE grades SET graded_against = (
-        SELECT {GRADING_KEY_SQL} FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq
+        SELECT sha256(b.corpus || chr(10) || CAST(list_sort(CAST(json_extract(b.expected, '$[*]')
+            AS VARCHAR[])) AS VARCHAR))
+        FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq
         WHERE p.seq = grades.proposal_seq
     )
     """,
     "DROP VIEW current_decisions",
-    item_state_update(reviews_per_item=1),
+    """
+    UPDATE proposals SET decision = s.decision, decision_event_id = s.event_id, n_votes = s.n
+    FROM (
+        SELECT p.id,
+               CASE WHEN f.action IS NOT NULL THEN f.action
+                    WHEN coalesce(v.n, 0) >= 1 AND v.kinds = 1 THEN v.one
+                    WHEN coalesce(v.n, 0) >= 1 THEN 'conflict' END AS decision,
+               CASE WHEN f.action IS NOT NULL THEN f.event_id
+                    WHEN coalesce(v.n, 0) >= 1 AND v.kinds = 1 THEN v.last END AS event_id,
+               coalesce(v.n, 0) AS n
+        FROM proposals p
+        LEFT JOIN (
+            SELECT item_id, count(*) AS n, count(DISTINCT action) AS kinds, min(action) AS one,
+                   max(event_id) AS last
+            FROM votes WHERE action IN ('accept', 'reject')
+            GROUP BY item_id
+        ) v ON v.item_id = p.id
+        LEFT JOIN (
+            SELECT item_id, arg_max(action, event_id) AS action, max(event_id) AS event_id
+            FROM decisions
+            WHERE final AND event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL)
+            GROUP BY item_id
+        ) f ON f.item_id = p.id
+    ) s
+    WHERE proposals.id = s.id
+    """,
 )
 
 _V4: Final[tuple[str, ...]] = (

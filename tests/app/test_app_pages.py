@@ -16,6 +16,7 @@ from app_support import (
     studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
+from store_holder import store_held_elsewhere
 
 from codesearch_core.models import DecisionAction
 
@@ -70,25 +71,11 @@ def test_the_sidebar_shows_store_corpus_engine_and_reviewer_on_every_page(studio
 def test_a_store_locked_by_another_process_is_a_message_not_a_traceback(
     studio_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import subprocess
-    import sys
-
     monkeypatch.setenv("CODESEARCH_LOCK_WAIT", "0.5")
-
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from codesearch_core.store.core import Store; "
-         "s = Store(sys.argv[1], idle_release_s=None); print('open', flush=True); time.sleep(60)", str(studio_db)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+    with store_held_elsewhere(studio_db, idle_release_s=None) as holder:  # as a long verify run
         at = open_app("pages/review.py")
         assert not at.exception
         assert any(
             "cannot be opened" in e and f"in use by process {holder.pid}" in e
             for e in texts(at, "error")
         )
-    finally:
-        holder.kill()
-        holder.wait()

@@ -7,14 +7,15 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from store_helpers import blueprint, executed, proposal
+from store_holder import store_held_elsewhere
 
 from codesearch_core.cli import main
 from codesearch_core.corpora.blueprints import blueprint_to_dict
+from codesearch_core.store.connect import IDLE_RELEASE_S
 from codesearch_core.store.core import Store
 
 
@@ -173,19 +174,15 @@ def test_an_out_of_range_f1_is_rejected_by_the_parser(db: Path, tmp_path: Path) 
     assert caught.value.code == 2
 
 
-#: argv[2]: seconds idle before the holder lets go of the file ("none": a long verify run's hold).
-_HOLD = textwrap.dedent(
-    """
-    import sys
-    from codesearch_core.store.core import Store
-    idle = None if sys.argv[2] == "none" else float(sys.argv[2])
-    store = Store(sys.argv[1], idle_release_s=idle)
-    store.counts()
-    print("ready", flush=True)
-    sys.stdin.readline()
-    print(store.counts().blueprints, flush=True)
-    """
-)
+def _db_stats(db: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codesearch_core", "db", "stats", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **env},
+    )
 
 
 def test_db_stats_runs_while_the_studio_has_the_store_open(db: Path) -> None:
@@ -193,54 +190,17 @@ def test_db_stats_runs_while_the_studio_has_the_store_open(db: Path) -> None:
     The studio's store (default idle release) lets go of the file between clicks."""
     with Store(db) as store:
         store.add_blueprints([blueprint(1)])
-    studio = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(db), "2.0"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert studio.stdout is not None and studio.stdin is not None
-        assert studio.stdout.readline().strip() == "ready"
-        done = subprocess.run(
-            [sys.executable, "-m", "codesearch_core", "db", "stats", "--db", str(db)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        studio.stdin.write("\n")
-        studio.stdin.flush()
-        assert studio.stdout.readline().strip() == "1"  # the studio goes on using its store
-    finally:
-        studio.wait(timeout=60)
+    with store_held_elsewhere(db, idle_release_s=IDLE_RELEASE_S) as studio:
+        done = _db_stats(db)
+        assert studio.blueprints() == 1  # the studio goes on using its store
     assert done.returncode == 0, done.stderr
     assert re.search(r"^blueprints +1$", done.stdout, re.MULTILINE), done.stdout
     assert "Traceback" not in done.stderr
 
 
 def test_a_store_held_by_another_process_exits_2_with_a_clear_message(db: Path) -> None:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(db), "none"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        done = subprocess.run(
-            [sys.executable, "-m", "codesearch_core", "db", "stats", "--db", str(db)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            env={**os.environ, "CODESEARCH_LOCK_WAIT": "1"},
-        )
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(timeout=60)
+    with store_held_elsewhere(db, idle_release_s=None) as holder:  # as a long verify run
+        done = _db_stats(db, CODESEARCH_LOCK_WAIT="1")
     assert done.returncode == 2
     assert f"in use by process {holder.pid}; waiting up to 1 s" in done.stderr
     assert f"in use by process {holder.pid} (waited 1 s)" in done.stderr

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
 
 import duckdb
 import pytest
 from store_helpers import blueprint, proposal
+from store_holder import store_held_elsewhere
 
 from codesearch_core.errors import StoreError
 from codesearch_core.store.core import Store
@@ -174,82 +172,25 @@ def test_a_directory_is_not_a_store(tmp_path: Path) -> None:
         Store(tmp_path)
 
 
-#: A process that holds the file for good (as a long verify run does); argv[2] is its idle release.
-_HOLD = textwrap.dedent(
-    """
-    import sys
-    from codesearch_core.store.core import Store
-    store = Store(sys.argv[1], idle_release_s=None)
-    print("ready", flush=True)
-    sys.stdin.readline()
-    store.close()
-    """
-)
-
-
 def test_a_second_process_gets_a_clear_error_not_a_hang(tmp_path: Path) -> None:
     path = tmp_path / "studio.duckdb"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with store_held_elsewhere(path, idle_release_s=None) as holder:  # as a long verify run
         started = time.monotonic()
         with pytest.raises(StoreError, match=f"in use by process {holder.pid} \\(waited 0.5 s\\)"):
             Store(path, lock_wait_s=0.5)
         assert time.monotonic() - started < 30  # waited, then said so; no hang
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(timeout=60)
     with Store(path) as store:  # free again once the other process is gone
         assert store.counts().blueprints == 0
-
-
-_STUDIO_LIKE = textwrap.dedent(
-    """
-    import sys
-    from codesearch_core.store.core import Store
-    store = Store(sys.argv[1], idle_release_s=0.3)
-    store.counts()
-    print("ready", flush=True)
-    sys.stdin.readline()
-    print(store.counts().blueprints, flush=True)  # opens the file again, sees the other's write
-    sys.stdin.readline()
-    store.close()
-    """
-)
 
 
 def test_an_idle_store_lets_another_process_in_and_then_sees_its_writes(tmp_path: Path) -> None:
     """Bug 11 of the review issue: the studio held the file, so no CLI command could run beside it."""
     path = tmp_path / "studio.duckdb"
-    studio = subprocess.Popen(
-        [sys.executable, "-c", _STUDIO_LIKE, str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert studio.stdout is not None and studio.stdin is not None
-        assert studio.stdout.readline().strip() == "ready"
+    with store_held_elsewhere(path, idle_release_s=0.3) as studio:
         told: list[str] = []
         with Store(path, lock_wait_s=30, on_wait=told.append) as store:
             store.add_blueprints([blueprint(i) for i in range(3)])
-            added = store.counts().blueprints
-        assert added == 3
-        studio.stdin.write("\n")
-        studio.stdin.flush()
-        assert int(studio.stdout.readline()) == added
-        studio.stdin.write("\n")
-        studio.stdin.flush()
-    finally:
-        studio.wait(timeout=60)
-    assert studio.returncode == 0
+        assert studio.blueprints() == 3  # the studio opens the file again and sees the write
     assert all(f"in use by process {studio.pid}" in m for m in told)
 
 
