@@ -72,15 +72,23 @@ def _main_text(page: Page) -> str:
     return str(page.inner_text('[data-testid="stMain"]'))
 
 
-def test_review_shortcuts_record_accept_reject_skip_and_undo(
+def _review_as_ann(
     start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
-) -> None:
+) -> tuple[Studio, Page, list[str]]:
+    """A seeded studio with ann's Review page on its first card; the queue's first item ids."""
     _seed_proposals(tmp_path / "studio.duckdb")
     with Store(tmp_path / "studio.duckdb") as store:
         queue = [i.proposal_id for i in store.review_queue(limit=10).items]
     server = start_studio()
     page = open_page(browser, f"{server.url}/review?reviewer=ann")
     _wait_for_card(page, "Item 1 of")
+    return server, page, queue
+
+
+def test_review_shortcuts_record_accept_reject_skip_and_undo(
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+) -> None:
+    server, page, queue = _review_as_ann(start_studio, browser, tmp_path)
     pressed = []
     for key, expected_item in (("a", "Item 2 of"), ("x", "Item 3 of"), ("s", "Item 4 of")):
         # Shortcuts are ignored while a text field has the focus: click the page title first.
@@ -117,12 +125,7 @@ def test_letters_typed_in_the_note_stay_there_and_enter_or_esc_hand_the_keys_bac
     """Bug 6 of the review issue: a reviewer typed a note, then pressed A to accept; the "a" went
     into the note ("keyboard-note-1aa") and nothing was decided. Letters in the field are the
     note's; Enter or Esc keeps the note and gives the keys back to the card."""
-    _seed_proposals(tmp_path / "studio.duckdb")
-    with Store(tmp_path / "studio.duckdb") as store:
-        queue = [i.proposal_id for i in store.review_queue(limit=10).items]
-    server = start_studio()
-    page = open_page(browser, f"{server.url}/review?reviewer=ann")
-    _wait_for_card(page, "Item 1 of")
+    server, page, queue = _review_as_ann(start_studio, browser, tmp_path)
     note = page.get_by_role("textbox", name="Note")
     note.click()
     page.keyboard.type("keyboard-note-1 ax")  # letters that are also shortcuts, typed in the field
