@@ -60,7 +60,7 @@ with st.container(border=True):
     form = _call_editor.call_editor(
         f"adhoc:{name}",
         last["call"] if last and last["corpus"] == name else None,
-        default_language=corpora.main_language(name),
+        default_language=corpora.main_language(files),  # the list above: no second walk
     )
     run_col, draft_col, _ = st.columns([1, 2, 4])
     clicked = run_col.button(

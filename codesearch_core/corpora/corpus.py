@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
@@ -107,10 +108,10 @@ def language_for_path(rel: str) -> str | None:
     return AST_GREP_EXTENSIONS.get(PurePosixPath(rel).suffix.lower())
 
 
-def main_language(name: str) -> str | None:
-    """The ast-grep language most of the corpus's files are in (None when ast-grep parses none):
-    the language a structural search of this corpus starts with."""
-    counts = Counter(lang for rel in list_files(name) if (lang := language_for_path(rel)))
+def main_language(files: Iterable[str]) -> str | None:
+    """The ast-grep language most of `files` (a corpus's `list_files`) are in, None when ast-grep
+    parses none of them: the language a structural search of the corpus starts with."""
+    counts = Counter(lang for rel in files if (lang := language_for_path(rel)))
     return counts.most_common(1)[0][0] if counts else None
 
 

@@ -177,3 +177,9 @@ def test_the_shipped_corpora_hold_the_adversarial_traps() -> None:
     assert any(ln.lstrip().startswith("//") and "useEffect" in ln for ln in cart)
     assert any(ln.lstrip().startswith("useEffect(") for ln in cart)
     assert "'TODO: " in corpus.read_file_text("webshop", "tests/orders.test.js")
+
+
+def test_main_language_is_the_language_most_files_are_in() -> None:
+    files = ["README.md", "src/a.js", "src/b.js", "src/c.py", "pom.xml"]
+    assert corpus.main_language(files) == "javascript"
+    assert corpus.main_language(["README.md", "notes.txt"]) is None  # ast-grep parses none
