@@ -6,11 +6,19 @@ helpers they share (cached store and engines, sidebar, error display) live in `p
 
 import streamlit as st
 
+from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
-from pages import _shared
+from pages import _identity, _shared
 
 st.set_page_config(page_title="codesearch-gym studio", page_icon="🔎", layout="wide")
 
+# Who is here comes first: without a login (or the proxy's header) only the login page is drawn.
+_identity.identify(_shared.open_store)
+team = (
+    {"Team": [st.Page(_shared.PAGE_AUDIT, title="Team & audit", icon=":material/shield_person:")]}
+    if _shared.denial(Action.VIEW_AUDIT) is None
+    else {}
+)
 navigation = st.navigation(
     {
         "Curate": [
@@ -25,6 +33,7 @@ navigation = st.navigation(
             st.Page(_shared.PAGE_PROPOSE, title="Propose", icon=":material/auto_awesome:"),
         ],
         "Ship": [st.Page(_shared.PAGE_EXPORT, title="Export", icon=":material/download:")],
+        **team,
     }
 )
 _shared.sidebar()

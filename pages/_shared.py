@@ -15,12 +15,13 @@ from typing import Any, Final
 import streamlit as st
 
 from codesearch_core import config, corpora, ingest, studio
+from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
-from codesearch_core.store import Store, check_reviewer
+from codesearch_core.store import Store
+from pages import _identity
+from pages._identity import REVIEWER
 from pages._vllm import vllm_status_line
 
-#: The reviewer's name; mirrored into the URL so a refresh or a bookmark keeps it.
-REVIEWER: Final = "reviewer"
 #: The corpus picked in the sidebar (Corpus page and blueprint authoring start from it).
 CORPUS: Final = "corpus"
 #: What the Propose page last built: {"kind": "mutations"|"vllm"|"openai"|"import", "label": ...}.
@@ -39,6 +40,7 @@ PAGE_BLUEPRINTS: Final = "pages/blueprints.py"
 PAGE_PROPOSE: Final = "pages/propose.py"
 PAGE_REVIEW: Final = "pages/review.py"
 PAGE_EXPORT: Final = "pages/export.py"
+PAGE_AUDIT: Final = "pages/audit.py"
 
 
 _routing = threading.local()
@@ -85,7 +87,7 @@ def _open_store(path: str) -> Store:
     return store
 
 
-def get_store() -> Store:
+def open_store() -> Store:
     """The store at `config.db_path()`; on failure the page shows why and stops (nothing to show)."""
     path = str(config.db_path())
     try:
@@ -93,6 +95,21 @@ def get_store() -> Store:
     except CodesearchError as err:
         st.error(f"The store at `{path}` cannot be opened: {err}", icon=":material/database:")
         st.stop()
+
+
+def get_store() -> Store:
+    """The store, acting as the person using this run: each write is checked and audited as theirs."""
+    return open_store().acting_as(_identity.current().actor)
+
+
+def max_upload_mb() -> int:
+    """The largest upload the settings allow (the server refuses more than server.maxUploadSize)."""
+    return _identity.current().settings.max_upload_mb
+
+
+def denial(action: Action) -> str | None:
+    """Why the current person may not take `action` (a disabled widget's help), or None."""
+    return _identity.denial(action)
 
 
 @contextmanager
@@ -117,22 +134,9 @@ def lines_of(corpus_name: str, rel: str) -> list[str]:
 
 
 def sidebar() -> None:
-    """Store file, corpus, active engine and reviewer: on every page."""
+    """Who is reviewing, corpus, active engine and store file: on every page."""
     with st.sidebar:
-        # Mirrored into the address by hand: binding it to a query parameter breaks switch_page.
-        if REVIEWER not in st.session_state:
-            st.session_state[REVIEWER] = st.query_params.get(REVIEWER, "")
-        st.text_input(
-            "Reviewer",
-            key=REVIEWER,
-            placeholder="your name",
-            help="Your decisions are recorded under this name; the Review page resumes where "
-            "you left off. Kept in the page address, so a refresh keeps it.",
-        )
-        name, problem = _typed_reviewer()
-        sync_params({REVIEWER: name})
-        if problem:
-            st.error(f"Reviewer: {problem}", icon=":material/badge:")
+        sync_params({REVIEWER: _identity.draw_who()})
         names = corpora.list_corpora()
         if names:
             if st.session_state.get(CORPUS) not in names:
@@ -162,19 +166,9 @@ def set_active_engine(kind: str, label: str) -> None:
     _draw_engine()
 
 
-def _typed_reviewer() -> tuple[str, str | None]:
-    """The name typed in the sidebar, and what is wrong with it (None: nothing)."""
-    name = str(st.session_state.get(REVIEWER) or "").strip()
-    try:
-        return (check_reviewer(name) if name else ""), None
-    except CodesearchError as err:
-        return name, str(err)
-
-
 def reviewer() -> str:
-    """The reviewer name from the sidebar, or "" when none (or a bad one) is set."""
-    name, problem = _typed_reviewer()
-    return "" if problem else name
+    """Whom decisions are recorded under: the login, or the name typed in the sidebar ("" : none)."""
+    return _identity.current().reviewer
 
 
 def current_corpus() -> str | None:
@@ -195,5 +189,5 @@ def go_to(
 ) -> None:
     """Hand `state` to the next page (session state) and switch; its address gets `params`."""
     st.session_state.update(state or {})
-    name = _typed_reviewer()[0]
+    name = _identity.name_for_address()
     st.switch_page(page, query_params={**(params or {}), **({REVIEWER: name} if name else {})})

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import corpora, studio
+from codesearch_core.access import Action
 from codesearch_core.corpora import dumps_blueprints_jsonl
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Difficulty, ToolName
@@ -133,7 +134,8 @@ with st.container(border=True):
     )
 
 with st.expander("Import blueprints JSONL", icon=":material/upload:"):
-    upload = st.file_uploader("Blueprints JSONL", type=["jsonl", "json", "txt"], key="bp_upload")
+    upload = st.file_uploader("Blueprints JSONL", type=["jsonl", "json", "txt"], key="bp_upload",
+                              max_upload_size=_shared.max_upload_mb())  # fmt: skip
     if upload is not None and st.button("Import", key="bp_import", icon=":material/upload:"):
         with _shared.shown_errors("Nothing was imported: "):
             blueprints, errors = studio.check_upload(upload.getvalue(), upload.name)
@@ -298,8 +300,14 @@ with st.container(border=True):
     st.session_state[WORKING] = draft
 
     s1, s2, _ = st.columns([1, 1, 3])
+    # Anyone may author a new blueprint; changing a stored one takes a lead (the store checks too).
+    stored = bool(draft.id.strip()) and store.get_blueprint(draft.id.strip()) is not None
+    not_lead = _shared.denial(Action.EDIT_BLUEPRINTS) if stored else None
+    if not_lead:
+        st.caption(f"Read only: {not_lead}.")
     if s1.button("Save", type="primary", icon=":material/save:", key="bp_save",
-                 disabled=form.parsed is None, shortcut="Ctrl+S"):  # fmt: skip
+                 disabled=form.parsed is None or bool(not_lead), help=not_lead,
+                 shortcut="Ctrl+S"):  # fmt: skip
         try:
             if not draft.id.strip():
                 draft = replace(

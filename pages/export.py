@@ -10,6 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from codesearch_core import config
+from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.export import EXPORT_RULE, ExportFormat, export, export_path, preview
 from codesearch_core.models import ToolName
@@ -29,6 +30,11 @@ PREVIEW_RECORDS = 3
 
 store = _shared.get_store()
 st.title("Export")
+# Who may export is checked again by `export` itself; this only says so before anyone tries.
+refused = _shared.denial(Action.EXPORT)
+if refused:
+    st.info(f"You can see what an export would hold, but not preview or write it: {refused}.",
+            icon=":material/lock:")  # fmt: skip
 
 fmt_value = st.segmented_control(
     "Format", list(FORMATS), format_func=FORMATS.__getitem__, default=ExportFormat.XLAM.value,
@@ -80,9 +86,9 @@ if any(counts.values()):
 
 st.subheader("Preview", anchor=False)
 with _shared.shown_errors():
-    first = preview(store, fmt, filters, limit=PREVIEW_RECORDS, with_meta=with_meta,
+    first = [] if refused else preview(store, fmt, filters, limit=PREVIEW_RECORDS, with_meta=with_meta,
                     include_reference=include_reference)  # fmt: skip
-    if not first:
+    if not first and not refused:
         st.info("Nothing to export with these filters: accept some items on the Review page "
                 "(or include the reference calls).", icon=":material/info:")  # fmt: skip
     for i, record in enumerate(first, start=1):
@@ -94,7 +100,8 @@ st.caption(f"Exports are written under `{config.exports_dir()}` (a manifest besi
 w1, w2, w3 = st.columns([4, 1, 1])
 name = w1.text_input("File name", value=f"{fmt.value}.jsonl", key=f"ex:path:{fmt.value}",
                      label_visibility="collapsed")  # fmt: skip
-if w2.button("Write", type="primary", icon=":material/save:", key="ex:write", width="stretch"):
+if w2.button("Write", type="primary", icon=":material/save:", key="ex:write", width="stretch",
+             disabled=bool(refused), help=refused):  # fmt: skip
     # Only the latest write's outcome is shown: an earlier success never stays beside a failure.
     st.session_state.pop(LAST_MANIFEST, None)
     try:
@@ -116,7 +123,7 @@ def _export_bytes() -> bytes:
 
 w3.download_button("Download", data=_export_bytes, file_name=f"{fmt.value}.jsonl",
                    mime="application/jsonl", icon=":material/download:", width="stretch",
-                   key="ex:download")  # fmt: skip
+                   key="ex:download", disabled=bool(refused), help=refused)  # fmt: skip
 
 manifest_dict = st.session_state.get(LAST_MANIFEST)
 if manifest_dict:

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
+from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.store import DecisionState, QueueFilters, ReviewSettings
 from pages import _shared
@@ -94,7 +95,9 @@ def team() -> None:
             step=0.5, key="rs:lease",
             help="how long an item shown to a reviewer stays away from the others",
         )  # fmt: skip
-        if f3.form_submit_button("Save review settings", icon=":material/save:"):
+        not_admin = _shared.denial(Action.SETTINGS)
+        if f3.form_submit_button("Save review settings", icon=":material/save:",
+                                 disabled=bool(not_admin), help=not_admin):  # fmt: skip
             try:
                 store.set_review_settings(ReviewSettings(int(n), float(minutes)))
                 st.rerun()

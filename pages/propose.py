@@ -188,7 +188,8 @@ with st.container(border=True):
     else:
         st.caption("Proposals made elsewhere (e.g. a batch job on a GPU cluster), one JSON object "
                    "per line with `blueprint_id` and `raw_text` or `call`.")  # fmt: skip
-        upload = st.file_uploader("Proposals JSONL", type=["jsonl", "json", "txt"], key="pe:upload")
+        upload = st.file_uploader("Proposals JSONL", type=["jsonl", "json", "txt"], key="pe:upload",
+                                  max_upload_size=_shared.max_upload_mb())  # fmt: skip
 
 prompt_config: PromptConfig | None = None
 examples: list[Example] = []

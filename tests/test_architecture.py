@@ -21,6 +21,7 @@ LAYERS: tuple[str, ...] = (
     "errors",
     "config",
     "models",
+    "access",
     "tools",
     "grading",
     "corpora",

@@ -1,4 +1,4 @@
-"""Sub-commands: db (init, import, stats) and export (xlam, chat, pairs): the store.
+"""Sub-commands: db (init, import, stats; audit, users, role: `cli.team_cmds`) and export (xlam, chat, pairs): the store.
 
 Every command takes `--db PATH` (default `config.db_path()`, i.e. `CODESEARCH_DB` or
 `data/studio.duckdb`). Bad input (a missing file, a bad JSONL line, a store in use by another process)
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from codesearch_core import config
+from codesearch_core.cli import team_cmds
 from codesearch_core.cli.store_access import open_store
 from codesearch_core.export import ExportFormat, export, manifest_path
 from codesearch_core.ingest import import_blueprints_jsonl, import_proposals_jsonl
@@ -90,6 +91,7 @@ def _register_db(sub: argparse._SubParsersAction[Any]) -> None:
         "--json", action="store_true", help="everything the dashboard shows, as JSON"
     )
     stats.set_defaults(func=cmd_db_stats)
+    team_cmds.register_db(db_sub, _db_option)
 
 
 def _print_report(what: str, report: ImportReport) -> int:

@@ -16,5 +16,5 @@ def _tell(message: str) -> None:
     print(f"{message} (the studio lets go of it when idle)…", file=sys.stderr, flush=True)
 
 
-def open_store(path: Path) -> Store:
+def open_store(path: Path | None) -> Store:
     return Store(path, on_wait=_tell)

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO, Final, TypeVar
 import msgspec
 
 from codesearch_core import config
+from codesearch_core.access import Action
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError, StoreError
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
@@ -233,7 +234,8 @@ def preview(
     with_meta: bool = False,
     include_reference: bool = False,
 ) -> list[dict[str, Any]]:
-    """The first `limit` records an export would write."""
+    """The first `limit` records an export would write (for those who may export)."""
+    store.require(Action.EXPORT)
     stream = records(store, fmt, filters, with_meta=with_meta, include_reference=include_reference)
     try:
         return list(islice(stream, max(limit, 0)))
@@ -396,7 +398,9 @@ def export(
     with_meta: bool = False,
     include_reference: bool = False,
 ) -> Manifest:
-    """Write the export and its manifest; returns the manifest."""
+    """Write the export and its manifest; returns the manifest. Refused (AccessDenied) unless the
+    store's actor may export; the export is recorded in the audit trail."""
+    store.require(Action.EXPORT)
     fmt = ExportFormat(fmt)
     out_path = Path(out_path)
     if out_path.resolve() == store.path.resolve():
@@ -446,4 +450,13 @@ def export(
         meta_tmp.unlink(missing_ok=True)
         raise StoreError(f"cannot replace the manifest {meta_path}: {err.strerror or err}") from err
     _move_into_place([(data_tmp, out_path), (meta_tmp, meta_path)], "export")
+    store.record_audit(
+        Action.EXPORT,
+        "export.write",
+        str(out_path),
+        format=fmt.value,
+        rows=result.rows,
+        sha256=result.sha256,
+        filters=exported_filters,
+    )
     return manifest

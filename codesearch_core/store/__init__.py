@@ -11,6 +11,8 @@ from codesearch_core.store.core import Store
 from codesearch_core.store.decisions import check_reviewer
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
+    AuditEntry,
+    AuditFilters,
     BlueprintConflictError,
     BlueprintFilters,
     DashboardStats,
@@ -22,9 +24,12 @@ from codesearch_core.store.types import (
     ReviewItem,
     ReviewSettings,
     StaleDecisionError,
+    UserRow,
 )
 
 __all__ = [
+    "AuditEntry",
+    "AuditFilters",
     "BlueprintConflictError",
     "BlueprintFilters",
     "DashboardStats",
@@ -37,6 +42,7 @@ __all__ = [
     "ReviewSettings",
     "StaleDecisionError",
     "Store",
+    "UserRow",
     "check_reviewer",
     "utc_now",
 ]

@@ -1,35 +1,28 @@
 """The curation store: one DuckDB file holding blueprints, proposals, runs, grades and decisions.
 
-One `Store` per process (the app caches it); it keeps one DuckDB connection and gives every call its
-own cursor, so many Streamlit sessions and threads can use it at once. Every write is one
-transaction: it commits whole or leaves nothing, and a transaction that loses a write-write conflict
-to another thread is retried on the new state. DuckDB lets only one process open a file at a time,
-so a store idle for `IDLE_RELEASE_S` lets go of it (a `codesearch db` command can then run beside
-the studio) and opens it again on the next call; a process that finds the file held waits up to
-CODESEARCH_LOCK_WAIT seconds, then gets a StoreError that names the holder.
+One `Store` per process (the app caches it); many Streamlit sessions and threads share it (the
+connection and transactions: `store.base`). Every change is one transaction by the store's `actor`
+(`acting_as`), refused unless their role allows it and recorded in the audit trail with it.
+DuckDB lets only one process open a file at a time, so a store idle for `IDLE_RELEASE_S` lets go of
+it (a `codesearch db` command can then run beside the studio) and opens it again on the next call;
+a process that finds the file held waits up to CODESEARCH_LOCK_WAIT seconds, then gets a
+StoreError that names the holder.
 
 Tables and the decision log's rules: `store.schema`; opening a file: `store.connect`; writes:
-`store.writes`; reads: `store.queries`, `store.dashboard`, `store.export_rows`. Importing JSONL
-files is a layer above the store (`codesearch_core.ingest`), and so is exporting
-(`codesearch_core.export`).
+`store.writes`; reads: `store.queries`, `store.dashboard`, `store.export_rows`; people and the
+audit trail: `store.audit`. Importing JSONL files is a layer above the store
+(`codesearch_core.ingest`), and so is exporting (`codesearch_core.export`).
 """
 
 from __future__ import annotations
 
-import random
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import suppress
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from os import PathLike
-from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import duckdb
 
-from codesearch_core import config
+from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
 from codesearch_core.models import Blueprint, DecisionAction, Grade, Proposal, Reward, RunResult
 from codesearch_core.store import dashboard as store_dashboard
@@ -38,7 +31,8 @@ from codesearch_core.store import export_rows as store_export_query
 from codesearch_core.store import queries as store_queries
 from codesearch_core.store import review_queries as store_review
 from codesearch_core.store import writes as store_writes
-from codesearch_core.store.connect import IDLE_RELEASE_S, IdleReleasingConnection
+from codesearch_core.store.audit import Deed
+from codesearch_core.store.base import StoreBase, raise_if_interrupted
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     BlueprintFilters,
@@ -58,123 +52,11 @@ from codesearch_core.store.types import (
     StoredProposal,
 )
 
-T = TypeVar("T")
-
-_MAX_CONFLICT_RETRIES: Final = 60
-#: A constraint error can be a race (another thread stored the same key since our check); re-checking
-#: on a fresh snapshot settles it, so a few retries suffice.
-_MAX_CONSTRAINT_RETRIES: Final = 5
 _MAX_TEXT: Final = 20_000
 
 
-@dataclass(frozen=True, slots=True)
-class _Attempt:
-    retryable: bool
-    error: duckdb.Error
-
-
-class Store:
+class Store(StoreBase):
     """A handle on one store file. Thread-safe; close it (or use `with`) when done."""
-
-    def __init__(
-        self,
-        path: str | PathLike[str] | None = None,
-        *,
-        idle_release_s: float | None = IDLE_RELEASE_S,
-        lock_wait_s: float | None = None,
-        on_wait: Callable[[str], None] | None = None,
-    ) -> None:
-        """`idle_release_s`: let go of the file after this long without a call (None: hold it
-        until `close`), so other processes can open it meanwhile; the next call opens it again.
-        `lock_wait_s`: how long to wait for a file another process holds (default:
-        CODESEARCH_LOCK_WAIT, 15 s); `on_wait` hears once when that waiting starts."""
-        self.path = Path(path) if path is not None else config.db_path()
-        self._handle = IdleReleasingConnection(
-            self.path,
-            idle_release_s=idle_release_s,
-            lock_wait_s=config.lock_wait_s() if lock_wait_s is None else lock_wait_s,
-            on_wait=on_wait,
-        )
-        self._lock = threading.Lock()
-        #: Transactions re-run after losing a write conflict to another thread (for monitoring).
-        self.retries = 0
-        self.schema_version = self._handle.schema_version
-
-    def close(self) -> None:
-        self._handle.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # --- plumbing --------------------------------------------------------------------------------
-
-    def _cursor(self) -> duckdb.DuckDBPyConnection:
-        return self._handle.cursor()
-
-    def _release(self, cur: duckdb.DuckDBPyConnection) -> None:
-        self._handle.release(cur)
-
-    def _read(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
-        cur = self._cursor()
-        try:
-            return fn(cur)
-        except (duckdb.Error, RuntimeError) as err:
-            _raise_if_interrupted(err)
-            if not isinstance(err, duckdb.Error):
-                raise
-            raise StoreError(f"could not read the store {self.path}: {err}") from err
-        finally:
-            self._release(cur)
-
-    def _write(self, fn: Callable[[duckdb.DuckDBPyConnection], T], *, what: str) -> T:
-        """Run `fn` in a transaction; retry it whole when it lost a race with another writer."""
-        conflicts = constraints = 0
-        delay = 0.0005
-        while True:
-            attempt = self._attempt(fn)
-            if not isinstance(attempt, _Attempt):
-                return attempt
-            if isinstance(attempt.error, duckdb.ConstraintException):
-                constraints += 1
-                give_up = constraints > _MAX_CONSTRAINT_RETRIES
-            else:
-                conflicts += 1
-                give_up = conflicts > _MAX_CONFLICT_RETRIES
-            if not attempt.retryable or give_up:
-                raise StoreError(
-                    f"could not {what} in {self.path}: {attempt.error}. Nothing was written."
-                ) from attempt.error
-            with self._lock:
-                self.retries += 1
-            time.sleep(random.uniform(0, delay))
-            delay = min(delay * 2, 0.05)
-
-    def _attempt(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T | _Attempt:
-        cur = self._cursor()
-        try:
-            try:
-                cur.execute("BEGIN TRANSACTION")
-                result = fn(cur)
-                cur.execute("COMMIT")
-            except duckdb.Error as err:
-                _rollback(cur)
-                _raise_if_interrupted(err)
-                retryable = isinstance(
-                    err, duckdb.TransactionException | duckdb.ConstraintException
-                )
-                return _Attempt(retryable, err)
-            except BaseException as err:
-                _rollback(cur)
-                _raise_if_interrupted(err)
-                raise
-            return result
-        except OSError as err:
-            raise StoreError(f"could not write to {self.path}: {err}") from err
-        finally:
-            self._release(cur)
 
     # --- blueprints ------------------------------------------------------------------------------
 
@@ -187,12 +69,16 @@ class Store:
         and nothing stored, unless `skip_bad` (then it is left out and listed in the report). Edits
         go through `upsert_blueprint`.
         """
-        return self._write(
-            lambda cur: store_writes.add_blueprints(
-                cur, blueprints, source=source, skip_bad=skip_bad
-            ),
-            what="add blueprints",
-        )
+
+        def add(deed: Deed) -> ImportReport:
+            report = store_writes.add_blueprints(
+                deed.cur, blueprints, source=source, skip_bad=skip_bad
+            )
+            if report.new:
+                deed.log("blueprints.add", source, new=report.new, existing=report.existing)
+            return report
+
+        return self._act(add, action=Action.AUTHOR, what="add blueprints")
 
     def upsert_blueprint(self, blueprint: Blueprint, *, source: str = "app") -> str:
         """Create or replace the blueprint with this id; returns "created", "updated" or "unchanged".
@@ -201,12 +87,18 @@ class Store:
         old text. Another blueprint with the same intent, corpus and call is a StoreError. A change
         of expected findings grades the stored runs again against them (in the same transaction);
         a change of corpus drops the runs and grades of its proposals, so they are pending again.
-        Decisions stay.
+        Decisions stay. Anyone who may author makes new blueprints; changing one takes a lead.
         """
-        return self._write(
-            lambda cur: store_writes.upsert_blueprint(cur, blueprint, source=source),
-            what="save the blueprint",
-        )
+
+        def upsert(deed: Deed) -> str:
+            if store_queries.get_blueprint(deed.cur, blueprint.id) is not None:
+                deed.require(Action.EDIT_BLUEPRINTS)
+            outcome = store_writes.upsert_blueprint(deed.cur, blueprint, source=source)
+            if outcome != "unchanged":
+                deed.log(f"blueprint.{outcome[:-1]}", blueprint.id, intent=blueprint.intent)
+            return outcome
+
+        return self._act(upsert, action=Action.AUTHOR, what="save the blueprint")
 
     def get_blueprint(self, blueprint_id: str) -> Blueprint | None:
         return self._read(lambda cur: store_queries.get_blueprint(cur, blueprint_id))
@@ -232,18 +124,18 @@ class Store:
     def add_proposals(self, proposals: Sequence[Proposal]) -> list[str]:
         """Store proposals; returns their ids in input order. A call already proposed for the same
         blueprint is stored once (its id is returned again and the sighting recorded)."""
-        report = self._write(
-            lambda cur: store_writes.add_proposals(cur, proposals, source="api"),
-            what="add proposals",
-        )
-        return list(report.ids)
+        return list(self.add_proposals_report(proposals, source="api").ids)
 
     def add_proposals_report(self, proposals: Sequence[Proposal], *, source: str) -> ImportReport:
         """`add_proposals`, reporting how many were new."""
-        return self._write(
-            lambda cur: store_writes.add_proposals(cur, proposals, source=source),
-            what="add proposals",
-        )
+
+        def add(deed: Deed) -> ImportReport:
+            report = store_writes.add_proposals(deed.cur, proposals, source=source)
+            if report.new:
+                deed.log("proposals.add", source, new=report.new, existing=report.existing)
+            return report
+
+        return self._act(add, action=Action.PROPOSE, what="add proposals")
 
     def get_proposal(self, proposal_id: str) -> StoredProposal | None:
         return self._read(lambda cur: store_queries.get_proposal(cur, proposal_id))
@@ -285,10 +177,13 @@ class Store:
         """
         if not batch:
             return []
-        return self._write(
-            lambda cur: store_writes.record_executions(cur, batch, graded_against),
-            what="record the executions",
-        )
+
+        def record(deed: Deed) -> list[str]:
+            stale = store_writes.record_executions(deed.cur, batch, graded_against)
+            deed.log("runs.record", "", runs=len(batch) - len(stale), stale=len(stale))
+            return stale
+
+        return self._act(record, action=Action.PROPOSE, what="record the executions")
 
     # --- decisions -------------------------------------------------------------------------------
 
@@ -327,12 +222,17 @@ class Store:
         ts = at or utc_now()
         if act is DecisionAction.UNDO:
             return self.undo_last(who, item_id=item_id, at=ts)[1]
-        return self._write(
-            lambda cur: store_decisions.record_decision(
-                cur, item_id, act, who, note=note, reason=reason, ts=ts, seen=seen, final=final
-            ),
-            what="record the decision",
-        )
+
+        def decide(deed: Deed) -> int:
+            deed.require_self(who, Action.RESOLVE if final else Action.REVIEW)
+            event = store_decisions.record_decision(
+                deed.cur, item_id, act, who, note=note, reason=reason, ts=ts, seen=seen, final=final
+            )
+            action = f"decision.{'final.' if final else ''}{act}"
+            deed.log(action, item_id, reviewer=who, event=event, note=note[:200], reason=reason)
+            return event
+
+        return self._act(decide, action=Action.REVIEW, what="record the decision")
 
     def undo_last(
         self, reviewer: str, *, item_id: str | None = None, at: datetime | None = None
@@ -341,10 +241,14 @@ class Store:
         Repeated undos walk back through the reviewer's history, across reloads and tabs."""
         ts = at or utc_now()
         who = store_decisions.check_reviewer(reviewer)
-        return self._write(
-            lambda cur: store_decisions.undo_last(cur, who, ts=ts, item_id=item_id),
-            what="undo the decision",
-        )
+
+        def undo(deed: Deed) -> tuple[str, int]:
+            deed.require_self(who, Action.REVIEW)
+            done = store_decisions.undo_last(deed.cur, who, ts=ts, item_id=item_id)
+            deed.log("decision.undo", done[0], reviewer=who, event=done[1])
+            return done
+
+        return self._act(undo, action=Action.REVIEW, what="undo the decision")
 
     def last_undoable(self, reviewer: str) -> tuple[str, int, str] | None:
         """(item id, event id, action) of what `undo_last(reviewer)` would cancel, or None."""
@@ -355,34 +259,49 @@ class Store:
 
     def set_review_settings(self, settings: ReviewSettings) -> None:
         """Change how many reviews an item needs (every item's state follows) and the lease time."""
-        self._write(
-            lambda cur: store_decisions.set_settings(cur, settings), what="change the settings"
-        )
+
+        def change(deed: Deed) -> None:
+            old = store_queries.review_settings(deed.cur)
+            store_decisions.set_settings(deed.cur, settings)
+            deed.log(
+                "settings.change",
+                "review",
+                old=[old.reviews_per_item, old.lease_minutes],
+                new=[settings.reviews_per_item, settings.lease_minutes],
+            )
+
+        self._act(change, action=Action.SETTINGS, what="change the settings")
 
     def lease_next(self, filters: QueueFilters | None, reviewer: str) -> str | None:
         """The next item `reviewer` should review under `filters`, leased to them so that other
         reviewers are not shown it unless it needs more reviews; None when they are done."""
         now = utc_now()
         who = store_decisions.check_reviewer(reviewer)
-        return self._write(
-            lambda cur: store_decisions.lease_next(cur, filters or QueueFilters(), who, now=now),
-            what="pick the next item",
-        )
+
+        def lease(deed: Deed) -> str | None:
+            deed.require_self(who, Action.REVIEW)
+            return store_decisions.lease_next(deed.cur, filters or QueueFilters(), who, now=now)
+
+        return self._act(lease, action=Action.REVIEW, what="pick the next item")
 
     def take_lease(self, item_id: str, reviewer: str) -> None:
         """Lease (or renew) an item shown to a reviewer."""
         who = store_decisions.check_reviewer(reviewer)
         now = utc_now()
-        self._write(
-            lambda cur: store_decisions.take_lease(cur, item_id, who, now=now),
-            what="lease the item",
-        )
+
+        def lease(deed: Deed) -> None:
+            deed.require_self(who, Action.REVIEW)
+            store_decisions.take_lease(deed.cur, item_id, who, now=now)
+
+        self._act(lease, action=Action.REVIEW, what="lease the item")
 
     def release_leases(self, reviewer: str, item_ids: Sequence[str] = ()) -> None:
-        self._write(
-            lambda cur: store_decisions.release_leases(cur, reviewer.strip(), item_ids),
-            what="release the leases",
-        )
+
+        def release(deed: Deed) -> None:
+            deed.require_self(reviewer.strip(), Action.REVIEW)
+            store_decisions.release_leases(deed.cur, reviewer.strip(), item_ids)
+
+        self._act(release, action=Action.REVIEW, what="release the leases")
 
     def item_history(self, proposal_id: str) -> tuple[DecisionEvent, ...]:
         """Every decision event on the item, oldest first, each marked `undone` if later cancelled."""
@@ -458,7 +377,7 @@ class Store:
                 cur, filters, kind=kind, include_reference=include_reference, with_meta=with_meta
             )
         except (duckdb.Error, RuntimeError) as err:
-            _raise_if_interrupted(err)
+            raise_if_interrupted(err)
             if not isinstance(err, duckdb.Error):
                 raise
             raise StoreError(f"could not read the store {self.path}: {err}") from err
@@ -469,20 +388,3 @@ class Store:
         """Proposals matching `filters` that the export rule takes ("answers") and those it leaves
         out, by reason (`store.export_rows.ANSWER_COUNTS`)."""
         return self._read(lambda cur: store_export_query.answer_counts(cur, filters))
-
-
-def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
-    # A failed COMMIT has already ended the transaction; there is nothing left to roll back then.
-    with suppress(duckdb.Error):
-        cur.execute("ROLLBACK")
-
-
-def _raise_if_interrupted(err: BaseException) -> None:
-    """Ctrl-C during a statement reaches Python as a plain RuntimeError("Query interrupted") (or an
-    InterruptException after `interrupt()`): make it the KeyboardInterrupt it was, so callers stop
-    the way they do for any Ctrl-C instead of reporting a store failure."""
-    interrupted = isinstance(err, duckdb.InterruptException) or (
-        type(err) is RuntimeError and "query interrupted" in str(err).lower()
-    )
-    if interrupted:
-        raise KeyboardInterrupt(str(err)) from err

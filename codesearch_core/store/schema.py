@@ -328,7 +328,35 @@ _V4: Final[tuple[str, ...]] = (
     "CREATE INDEX IF NOT EXISTS sightings_proposal ON proposal_sightings(proposal_id)",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
+_V5: Final[tuple[str, ...]] = (
+    # v5: who may do what, and who did what. `users` holds each person's role (`access.Role`);
+    # `audit` is append-only: one row per change, written in the change's own transaction, so
+    # there is no change without its row. `detail` is a JSON object whose keys depend on `action`.
+    """
+    CREATE TABLE users (
+        name VARCHAR PRIMARY KEY,
+        role VARCHAR NOT NULL,
+        added_by VARCHAR NOT NULL,
+        added_at TIMESTAMP NOT NULL,
+        updated_at TIMESTAMP NOT NULL
+    )
+    """,
+    "CREATE SEQUENCE audit_seq START 1",
+    """
+    CREATE TABLE audit (
+        id BIGINT NOT NULL DEFAULT nextval('audit_seq'),
+        ts TIMESTAMP NOT NULL,
+        actor VARCHAR NOT NULL,
+        role VARCHAR NOT NULL,
+        mode VARCHAR NOT NULL,
+        action VARCHAR NOT NULL,
+        target VARCHAR NOT NULL,
+        detail JSON NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 STORE_TABLES: Final = frozenset(

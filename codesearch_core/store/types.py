@@ -8,6 +8,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from codesearch_core.access import Role
 from codesearch_core.errors import ErrorKind, InputFileError, StoreError
 from codesearch_core.models import (
     Blueprint,
@@ -349,3 +350,39 @@ class ExportRow:
     reward: float | None
     decision: Mapping[str, Any] | None  # provenance of the accept/reject event
     run_ok: bool | None = None  # False: a failed run, exported only as a rejected answer
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    """A member of the studio and their role (`access.Role`)."""
+
+    name: str
+    role: Role
+    added_by: str
+    added_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFilters:
+    """Which audit rows to list: all that match every filter given."""
+
+    since: datetime | None = None
+    actor: str = ""
+    #: An action ("decision.accept") or a family of them ("decision").
+    action: str = ""
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One change: who made it, when, with which role and mode, and what."""
+
+    id: int
+    at: datetime
+    actor: str
+    role: str
+    mode: str
+    action: str
+    target: str
+    detail: dict[str, Any]
