@@ -70,19 +70,20 @@ def _wait_healthy(studio_: Studio) -> None:
     raise RuntimeError(f"streamlit did not become healthy:\n{studio_.log.read_text()[-3000:]}")
 
 
-def start_studio_fixture(tmp_path: Path) -> Iterator[Callable[[], Studio]]:
-    """Starts `streamlit run app.py` on a free port with a temp store (seeded on first start)."""
+def start_studio_fixture(tmp_path: Path) -> Iterator[Callable[..., Studio]]:
+    """Starts `streamlit run app.py` on a free port with a temp store (seeded on first start);
+    `start(env=..., options=[...])` adds environment variables and `streamlit run` options."""
     started: list[Studio] = []
 
-    def start() -> Studio:
+    def start(env: dict[str, str] | None = None, options: tuple[str, ...] = ()) -> Studio:
         port = free_port()
         log = tmp_path / "streamlit.log"
-        env = {**os.environ, "CODESEARCH_DB": str(tmp_path / "studio.duckdb")}
+        env = {**os.environ, "CODESEARCH_DB": str(tmp_path / "studio.duckdb"), **(env or {})}
         command = [
             sys.executable, "-m", "streamlit", "run", "app.py",
             "--server.port", str(port), "--server.headless", "true",
             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none",
+            "--server.fileWatcherType", "none", *options,
         ]  # fmt: skip
         with log.open("wb") as out:
             process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=out)

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser
 
 
 @pytest.fixture
-def start_studio(tmp_path: Path) -> Iterator[Callable[[], Studio]]:
+def start_studio(tmp_path: Path) -> Iterator[Callable[..., Studio]]:
     yield from start_studio_fixture(tmp_path)
 
 
