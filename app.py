@@ -6,7 +6,6 @@ helpers they share (cached store and engines, sidebar, error display) live in `p
 
 import streamlit as st
 
-from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from pages import _identity, _shared
 
@@ -14,11 +13,6 @@ st.set_page_config(page_title="codesearch-gym studio", page_icon="🔎", layout=
 
 # Who is here comes first: without a login (or the proxy's header) only the login page is drawn.
 _identity.identify(_shared.open_store)
-team = (
-    {"Team": [st.Page(_shared.PAGE_AUDIT, title="Team & audit", icon=":material/shield_person:")]}
-    if _shared.denial(Action.VIEW_AUDIT) is None
-    else {}
-)
 navigation = st.navigation(
     {
         "Curate": [
@@ -33,7 +27,10 @@ navigation = st.navigation(
             st.Page(_shared.PAGE_PROPOSE, title="Propose", icon=":material/auto_awesome:"),
         ],
         "Ship": [st.Page(_shared.PAGE_EXPORT, title="Export", icon=":material/download:")],
-        **team,
+        # For everyone: a lead or admin sees the team and the trail, others why they cannot.
+        "Team": [
+            st.Page(_shared.PAGE_AUDIT, title="Team & audit", icon=":material/shield_person:")
+        ],
     }
 )
 _shared.sidebar()

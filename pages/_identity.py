@@ -12,6 +12,7 @@ import getpass
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, NoReturn
 
 import streamlit as st
@@ -203,6 +204,10 @@ def _stop_with(title: str, message: str, *, logout: bool = False) -> NoReturn:
 
 
 def _page(draw: Callable[[], None], title: str) -> NoReturn:
-    """Show one page in place of the studio's navigation, and end the run."""
-    st.navigation([st.Page(draw, title=title, url_path="login")], position="hidden").run()
+    """Show one page in place of the studio's navigation, and end the run. It answers at every
+    page's address, so a bookmark of /review shows it (not Streamlit's "page not found")."""
+    stems = sorted(p.stem for p in Path(__file__).parent.glob("*.py") if not p.stem.startswith("_"))
+    pages = [st.Page(draw, title=title, default=True)]
+    pages += [st.Page(draw, title=title, url_path=stem) for stem in stems]
+    st.navigation(pages, position="hidden").run()
     st.stop()

@@ -72,11 +72,14 @@ def _wait_healthy(studio_: Studio) -> None:
 
 def start_studio_fixture(tmp_path: Path) -> Iterator[Callable[..., Studio]]:
     """Starts `streamlit run app.py` on a free port with a temp store (seeded on first start);
-    `start(env=..., options=[...])` adds environment variables and `streamlit run` options."""
+    `start(env=..., options=(...), port=...)` adds environment variables and `streamlit run`
+    options, and picks the port (one a secrets file names already)."""
     started: list[Studio] = []
 
-    def start(env: dict[str, str] | None = None, options: tuple[str, ...] = ()) -> Studio:
-        port = free_port()
+    def start(
+        env: dict[str, str] | None = None, options: tuple[str, ...] = (), port: int = 0
+    ) -> Studio:
+        port = port or free_port()
         log = tmp_path / "streamlit.log"
         env = {**os.environ, "CODESEARCH_DB": str(tmp_path / "studio.duckdb"), **(env or {})}
         command = [

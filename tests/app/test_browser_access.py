@@ -4,12 +4,14 @@ browser test: no login, a typed reviewer name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import secrets
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import oidc_provider_mock
 import pytest
 from access_walk import ANN, LEE, check_store, main_text, team_store, walk
-from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, settle
+from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, free_port, settle
 from playwright.sync_api import Browser, Page
 
 pytestmark = [
@@ -58,3 +60,62 @@ def test_behind_a_login_proxy_the_header_names_the_user_and_roles_apply(
     accepted = walk(server, ann, lee, conflict)
     server.stop()
     check_store(server.db, accepted, conflict, "proxy")
+
+
+@pytest.fixture
+def oidc_provider() -> Iterator[str]:
+    """A real OpenID Connect provider on a loopback port; its login form takes any subject, whose
+    token then carries it as the `email` claim. Returns its issuer URL."""
+    with oidc_provider_mock.run_server_in_thread() as server:
+        yield f"http://localhost:{server.server_port}"
+
+
+def _login(browser: Browser, url: str, email: str) -> Page:
+    """Log in as `email` in a tab of its own: the studio's Log in, then the provider's form."""
+    page = _as(browser, url, {})
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector("input[name=sub]")
+    page.fill("input[name=sub]", email)
+    page.get_by_role("button", name="Authorize").click()
+    page.wait_for_url(f"{url}/**")
+    page.wait_for_selector(f"text={email}")
+    settle(page)
+    return page
+
+
+def test_oidc_login_two_people_each_act_as_themselves_with_their_role(
+    start_studio: Callable[..., Studio], browser: Browser, tmp_path: Path, oidc_provider: str
+) -> None:
+    conflict = team_store(tmp_path / "studio.duckdb")
+    port = free_port()
+    secrets_file = tmp_path / "secrets.toml"
+    secrets_file.write_text(
+        "[auth]\n"
+        f'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
+        f'cookie_secret = "{secrets.token_hex(16)}"\n'
+        'client_id = "codesearch-studio"\n'
+        'client_secret = "not-a-secret-in-a-test"\n'
+        f'server_metadata_url = "{oidc_provider}/.well-known/openid-configuration"\n',
+        encoding="utf-8",
+    )
+    server = start_studio(
+        env={"CODESEARCH_AUTH": "oidc", "CODESEARCH_LEADS": LEE},
+        options=("--secrets.files", str(secrets_file)),
+        port=port,
+    )
+    # Before a login there is only the login page, whatever the address asks for.
+    stranger = _as(browser, f"{server.url}/export?reviewer={LEE}", {})
+    stranger.wait_for_selector("text=log in to review")
+    assert not stranger.get_by_role("button", name="Write").count()
+
+    ann = _login(browser, server.url, ANN)
+    lee = _login(browser, server.url, LEE)
+    accepted = walk(server, ann, lee, conflict)
+
+    # Logging out ends the session's access: the login page again, and nothing is decided.
+    ann.get_by_role("button", name="Log out").click()
+    ann.get_by_role("button", name="End session").click()  # the provider's own logout page
+    ann.wait_for_selector("text=log in to review")
+    assert ANN not in ann.inner_text("body")
+    server.stop()
+    check_store(server.db, accepted, conflict, "oidc")

@@ -22,7 +22,12 @@ from codesearch_core.store.rows import (
     proposal_row,
     utc_now,
 )
-from codesearch_core.store.schema import SCHEMA_VERSION, apply_migrations, read_schema_version
+from codesearch_core.store.schema import (
+    SCHEMA_VERSION,
+    apply_migrations,
+    read_schema_version,
+    user_tables,
+)
 
 
 def test_a_new_store_has_the_current_schema(tmp_path: Path) -> None:
@@ -219,3 +224,20 @@ def test_the_review_cards_lookups_by_item_have_indexes(tmp_path: Path) -> None:
         conn.close()
     assert ("votes_item", "CREATE INDEX votes_item ON votes(item_id);") in indexes
     assert any(name == "sightings_proposal" for name, _ in indexes)
+
+
+def test_a_v4_store_gains_people_and_an_audit_trail_that_starts_empty(tmp_path: Path) -> None:
+    """v5: `users` and `audit`. What an older build stored has no audit rows (it was not audited);
+    the first change after the migration is."""
+    path = tmp_path / "old.duckdb"
+    _write_v1_store(path)
+    conn = duckdb.connect(str(path))
+    apply_migrations(conn, current=1, upto=4)
+    assert "audit" not in user_tables(conn)
+    conn.close()
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.users() == [] and store.audit_log() == []
+        store.upsert_blueprint(blueprint(1, intent="Find handler_1 calls"))
+        (entry,) = store.audit_log()
+        assert (entry.action, entry.target, entry.mode) == ("blueprint.update", "bp-001", "cli")
