@@ -259,6 +259,16 @@ def review_card() -> None:
             st.warning(text, icon=":material/tab:")
         else:
             st.error(text, icon=":material/error:")
+    # A fragment's rerun does not pass through app.py's error handler: a refusal (an access
+    # removed meanwhile) is shown here, once, in place of the card.
+    try:
+        _card()
+    except CodesearchError as err:
+        if not flash or flash[1] != str(err):
+            st.error(str(err), icon=":material/error:")
+
+
+def _card() -> None:
     to_do = bool(who) and DecisionState(filters.decision) is DecisionState.UNDECIDED
     item_id = st.session_state.get(CURRENT)
     item = store.review_item(item_id) if item_id else None

@@ -32,6 +32,7 @@ PAGES = (
     "pages/propose.py",
     "pages/review.py",
     "pages/export.py",
+    "pages/audit.py",
 )
 
 

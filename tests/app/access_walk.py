@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browser_support import Studio, settle
+from browser_support import SCREENSHOTS, Studio, settle
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
@@ -21,7 +21,7 @@ from codesearch_core.verify import verify_pending
 
 ANN = "ann@example.com"
 LEE = "lee@example.com"
-_CARD = re.compile(r"Proposal `?([0-9a-f]{10})`? \(#")
+CARD = re.compile(r"Proposal `?([0-9a-f]{10})`? \(#")
 
 
 def team_store(db: Path) -> str:
@@ -71,7 +71,7 @@ def walk(server: Studio, ann: Page, lee: Page, conflict: str) -> str:
     # (Item 1 is the conflict, which waits for a lead: the annotator's queue starts at item 2.)
     goto(ann, f"{server.url}/review?reviewer={LEE}", "Item 2 of 6")
     assert "reviewer=" not in ann.url
-    card = _CARD.search(main_text(ann))
+    card = CARD.search(main_text(ann))
     assert card is not None
     accepted = card.group(1)
     ann.get_by_role("button", name=re.compile("^Accept")).click()
@@ -104,11 +104,15 @@ def walk(server: Studio, ann: Page, lee: Page, conflict: str) -> str:
     audit = " ".join(lee.eval_on_selector_all("td", "cells => cells.map(c => c.textContent)"))
     for action in ("decision.final.reject", "decision.accept", "export.write", "user.join"):
         assert action in audit, action
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    lee.screenshot(path=str(SCREENSHOTS / "team_audit.png"))  # the README's team section shows it
     del conflict
     return accepted
 
 
-def check_store(db: Path, accepted_prefix: str, conflict: str, mode: str) -> None:
+def check_store(
+    db: Path, accepted_prefix: str, conflict: str, mode: str, *, ann_role: str = "annotator"
+) -> None:
     """Every decision carries the login that made it; the audit names who, how and what."""
     with Store(db) as store:
         (item,) = [i for i in store.review_queue(limit=100).items
@@ -123,4 +127,8 @@ def check_store(db: Path, accepted_prefix: str, conflict: str, mode: str) -> Non
         assert by_action[(ANN, "decision.accept")].role == "annotator"
         assert by_action[(LEE, "decision.final.reject")].role == "lead"
         assert by_action[(LEE, "export.write")].detail["format"] == "xlam"
-        assert {u.name: str(u.role) for u in store.users()} == {ANN: "annotator", LEE: "lead"}
+        assert {u.name: str(u.role) for u in store.users()} == {ANN: ann_role, LEE: "lead"}
+        # Nothing ann clicked after her access was removed was written.
+        assert [e.action for e in log if e.actor == ANN and e.action.startswith("decision")] == [
+            "decision.accept"
+        ]

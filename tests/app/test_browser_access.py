@@ -4,13 +4,17 @@ browser test: no login, a typed reviewer name."""
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import oidc_provider_mock
 import pytest
-from access_walk import ANN, LEE, check_store, main_text, team_store, walk
+from access_walk import ANN, CARD, LEE, check_store, goto, main_text, team_store, walk
 from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, free_port, settle
 from playwright.sync_api import Browser, Page
 
@@ -58,8 +62,23 @@ def test_behind_a_login_proxy_the_header_names_the_user_and_roles_apply(
     ann = _as(browser, server.url, {HEADER: ANN})
     lee = _as(browser, server.url, {HEADER: LEE})
     accepted = walk(server, ann, lee, conflict)
+
+    # An admin removes ann's access from the command line while her tab is open: her next click
+    # is refused, and she is told why.
+    goto(ann, f"{server.url}/review", "Item 3 of 6")
+    card = CARD.search(main_text(ann))
+    command = [sys.executable, "-m", "codesearch_core", "db", "role", ANN, "disabled"]
+    env = {**os.environ, "CODESEARCH_DB": str(server.db)}
+    subprocess.run(command, env=env, check=True, capture_output=True, timeout=120)
+    ann.get_by_role("button", name=re.compile("^Reject")).click()
+    # The card reruns alone (a fragment): the store's refusal shows in its place.
+    ann.wait_for_selector("text=ann@example.com's access was removed by an admin")
+    assert card and card.group(0) not in main_text(ann)  # no card: nothing more to decide
+    assert "Traceback" not in main_text(ann) and main_text(ann).count("access was removed") == 1
+    ann.reload()  # the next whole run shows the reason in place of the studio
+    ann.wait_for_selector("text=Your access was removed")
     server.stop()
-    check_store(server.db, accepted, conflict, "proxy")
+    check_store(server.db, accepted, conflict, "proxy", ann_role="disabled")
 
 
 @pytest.fixture
@@ -119,3 +138,17 @@ def test_oidc_login_two_people_each_act_as_themselves_with_their_role(
     assert ANN not in ann.inner_text("body")
     server.stop()
     check_store(server.db, accepted, conflict, "oidc")
+
+
+def test_an_upload_over_the_configured_size_is_refused_before_it_is_parsed(
+    start_studio: Callable[..., Studio], browser: Browser, tmp_path: Path
+) -> None:
+    server = start_studio(env={"CODESEARCH_MAX_UPLOAD_MB": "1"})
+    page = _as(browser, f"{server.url}/blueprints", {})
+    page.get_by_text("Import blueprints JSONL").click()
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b'{"id": "x"}\n' * 200_000)  # 2.4 MB
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(big))
+    page.wait_for_selector("text=File must be 1.0MB or smaller")
+    settle(page)
+    assert not page.get_by_role("button", name="Import").count()  # nothing to import
