@@ -106,7 +106,8 @@ def draw_who() -> str | None:
         if who.problem:
             st.error(f"Reviewer: {who.problem}", icon=":material/badge:")
     else:
-        st.markdown(f"**{who.actor.name}** · {who.role}")
+        # In code style: a name that is an email address is not made a mailto link.
+        st.markdown(f"`{who.actor.name}` · **{who.role}**")
         if who.actor.mode is Mode.OIDC:
             st.button("Log out", icon=":material/logout:", on_click=st.logout)
     st.caption(f"**Access** · {who.settings.describe()}")

@@ -81,7 +81,12 @@ def start_studio_fixture(tmp_path: Path) -> Iterator[Callable[..., Studio]]:
     ) -> Studio:
         port = port or free_port()
         log = tmp_path / "streamlit.log"
-        env = {**os.environ, "CODESEARCH_DB": str(tmp_path / "studio.duckdb"), **(env or {})}
+        env = {
+            **os.environ,
+            "CODESEARCH_DB": str(tmp_path / "studio.duckdb"),
+            "CODESEARCH_EXPORTS": str(tmp_path / "exports"),  # never the clone's data/exports
+            **(env or {}),
+        }
         command = [
             sys.executable, "-m", "streamlit", "run", "app.py",
             "--server.port", str(port), "--server.headless", "true",

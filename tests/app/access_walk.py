@@ -64,7 +64,7 @@ def goto(page: Page, url: str, wait_text: str) -> None:
 def walk(server: Studio, ann: Page, lee: Page, conflict: str) -> str:
     """The annotator's and the lead's walk; returns the item the annotator accepted."""
     # The sidebar names who is logged in, and their role; there is no name field to type into.
-    assert f"{ANN} · annotator" in sidebar_text(ann)
+    assert f"{ANN} · annotator" in sidebar_text(ann)  # innerText drops the code style
     assert not ann.get_by_label("Reviewer").count()
 
     # A forged reviewer in the address changes nothing: the decision is the login's.
