@@ -65,7 +65,7 @@ action = a3.selectbox("What", ["", *families], key="audit:action",
 since = datetime.combine(since_day, time()) if isinstance(since_day, date) else None
 entries = store.audit_log(AuditFilters(since=since, actor=actor or "", action=action or ""),
                           limit=LIMIT)  # fmt: skip
-st.caption(f"{len(entries):,} changes, newest first" + (f" (the latest {LIMIT:,})"
+st.caption(f"{len(entries):,} change{'' if len(entries) == 1 else 's'}, newest first" + (f" (the latest {LIMIT:,})"
            if len(entries) == LIMIT else "") + " · times in UTC.")  # fmt: skip
 if entries:
     st.dataframe(
