@@ -122,14 +122,21 @@ def test_oidc_login_two_people_each_act_as_themselves_with_their_role(
         options=("--secrets.files", str(secrets_file)),
         port=port,
     )
-    # Before a login there is only the login page, whatever the address asks for.
-    stranger = _as(browser, f"{server.url}/export?reviewer={LEE}", {})
+    # Before a login there is only the login page, whatever the address asks for; a proxy's
+    # header counts for nothing in a studio not set up for one.
+    stranger = _as(browser, f"{server.url}/export?reviewer={LEE}", {"X-Forwarded-Email": LEE})
     stranger.wait_for_selector("text=log in to review")
     assert not stranger.get_by_role("button", name="Write").count()
 
     ann = _login(browser, server.url, ANN)
     lee = _login(browser, server.url, LEE)
     accepted = walk(server, ann, lee, conflict)
+
+    # A login that expired (its cookie gone) is asked to log in again.
+    lee.context.clear_cookies()
+    lee.reload()
+    lee.wait_for_selector("text=log in to review")
+    assert LEE not in lee.inner_text("body")
 
     # Logging out ends the session's access: the login page again, and nothing is decided.
     ann.get_by_role("button", name="Log out").click()
