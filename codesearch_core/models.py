@@ -146,6 +146,9 @@ class RunResult:
     error: str = ""
     argv: tuple[str, ...] = ()
     steps: tuple[RunResult, ...] = ()  # one per plan step; empty for a single call
+    #: What the caller should know about an ok run, e.g. a pattern ast-grep read as another
+    #: construct (`tools.pattern_check`), so that its 0 findings say nothing.
+    warnings: tuple[str, ...] = ()
 
 
 class Difficulty(StrEnum):

@@ -204,6 +204,8 @@ with st.container(border=True):
                 kind = result.error_kind.value if result.error_kind else "error"
                 st.error(f"**{kind}**: {result.error}", icon=":material/error:")
             else:
+                for warning in result.warnings:
+                    st.warning(f"**Pattern**: {warning}", icon=":material/warning:")
                 first_run = not draft.found and not draft.expected
                 # A first run ticks everything it found; later runs keep the author's choice.
                 expected = (

@@ -107,7 +107,8 @@ if result_for_corpus is not None:
                     f"\n\nThe tool said: `{result.stderr.strip()[:400]}`"
                     if result.stderr.strip()
                     else ""
-                ),
+                )
+                + "".join(f"\n\n{w}" for w in result.warnings),
                 icon=":material/search_off:",
             )
         for f in result.findings:

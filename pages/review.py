@@ -385,6 +385,8 @@ def _card() -> None:
             )
         if not run.ok:
             st.error(f"**{run.error_kind or 'error'}**: {run.error}", icon=":material/error:")
+        for warning in run.warnings:
+            st.warning(f"**Pattern**: {warning}", icon=":material/warning:")
         if not item.grade_current:
             st.warning("Graded before the blueprint's expected findings changed: run it again.",
                        icon=":material/update:")  # fmt: skip

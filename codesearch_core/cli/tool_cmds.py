@@ -96,6 +96,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         for finding in result.findings:
             print(format_finding(finding))
         print(_summary(result), file=sys.stderr)
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
     if not result.ok:
         print(f"error ({result.error_kind}): {result.error}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -201,6 +203,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 "error": run.error,
                 "findings": len(run.findings),
                 "truncated": run.truncated,
+                "warnings": list(run.warnings),
             },
             "grade": dataclasses.asdict(g),
             "reward": {"total": r.total, "components": dict(r.components)},
@@ -215,6 +218,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     print(f"blueprint {bp.id} (corpus {bp.corpus}): {bp.intent}")
     if not run.ok:
         print(f"run failed ({run.error_kind}): {run.error}")
+    for warning in run.warnings:
+        print(f"warning: {warning}")
     print(
         f"grade: span_f1={g.span_f1:.3f} precision={g.span_precision:.3f} "
         f"recall={g.span_recall:.3f} file_iou={g.file_iou:.3f} "

@@ -78,7 +78,7 @@ PROPOSAL_SELECT: Final = (
 
 EXECUTION_SELECT: Final = (
     "e.ok, e.findings, e.return_code, e.stderr, e.elapsed_s, e.truncated, e.error_kind, e.error, "
-    "e.executed_at"
+    "e.executed_at, e.warnings"
 )
 
 DECISION_SELECT: Final = (
@@ -210,6 +210,7 @@ def execution_from_row(row: Sequence[Any]) -> Execution:
         error_kind=row[6],
         error=row[7],
         executed_at=row[8],
+        warnings=tuple(json.loads(row[9] or "[]")),
     )
 
 

@@ -356,7 +356,13 @@ _V5: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
+_V6: Final[tuple[str, ...]] = (
+    # v6: what the runner warned about an ok run (`RunResult.warnings`: a pattern ast-grep read as
+    # another construct), a JSON list of sentences; runs stored before have none.
+    "ALTER TABLE executions ADD COLUMN warnings JSON DEFAULT '[]'",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 STORE_TABLES: Final = frozenset(

@@ -163,6 +163,7 @@ class Execution:
     error_kind: str | None
     error: str
     executed_at: datetime
+    warnings: tuple[str, ...] = ()
 
     def to_run(self) -> RunResult:
         """The run as the runner returned it (to grade it again without running it again)."""
@@ -175,6 +176,7 @@ class Execution:
             truncated=self.truncated,
             error_kind=None if self.error_kind is None else ErrorKind(self.error_kind),
             error=self.error,
+            warnings=self.warnings,
         )
 
 

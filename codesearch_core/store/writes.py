@@ -316,6 +316,7 @@ _EXECUTION_COLUMNS: Final = (
     ("error_kind", "VARCHAR"),
     ("error", "VARCHAR"),
     ("executed_at", "TIMESTAMP"),
+    ("warnings", "JSON"),
 )
 _GRADE_COLUMNS: Final = (
     ("proposal_seq", "BIGINT"),
@@ -397,6 +398,7 @@ def record_executions(
                 None if run.error_kind is None else run.error_kind.value,
                 run.error,
                 now,
+                json.dumps(list(run.warnings), ensure_ascii=False),
             )
         )
         grades.append((seq, pid, graded, rewarded, key_of[pid]))

@@ -45,6 +45,7 @@ from codesearch_core.tools.parsers import (
     ToolOutputError,
     strip_dot_slash,
 )
+from codesearch_core.tools.pattern_check import misread_warning
 
 DEFAULT_TIMEOUT_S: Final = 10.0
 DEFAULT_MAX_FINDINGS: Final = 10_000
@@ -149,6 +150,12 @@ def run_tool_call(
             if unread:
                 note = _unread_message(unread)
                 kind, error = ErrorKind.TOOL_ERROR, f"{error}; {note}" if error else note
+    warnings: tuple[str, ...] = ()
+    if kind is None and not run.findings and call.name is ToolName.AST_GREP:
+        # Only a silent 0 is worth the second process: what found something parsed as intended.
+        remaining = max(deadline - time.monotonic(), 1.0)
+        if (warning := misread_warning(call, timeout_s=min(remaining, 10.0))) is not None:
+            warnings = (warning,)
     return RunResult(
         ok=kind is None,
         findings=tuple(run.findings),
@@ -159,6 +166,7 @@ def run_tool_call(
         error_kind=kind,
         error=error,
         argv=tuple(argv),
+        warnings=warnings,
     )
 
 
@@ -214,6 +222,7 @@ def run_plan(
         truncated=any(s.truncated for s in steps),
         argv=last.argv,
         steps=tuple(steps),
+        warnings=tuple(f"step {i + 1}: {w}" for i, s in enumerate(steps) for w in s.warnings),
     )
 
 
@@ -229,6 +238,7 @@ def run_result_to_dict(result: RunResult) -> dict[str, Any]:
         "argv": list(result.argv),
         "stderr": result.stderr,
         "findings": [f.to_dict() for f in result.findings],
+        "warnings": list(result.warnings),
         "steps": [run_result_to_dict(s) for s in result.steps],
     }
 

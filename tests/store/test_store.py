@@ -25,7 +25,7 @@ from store_helpers import (
 from codesearch_core.errors import InputFileError, StoreError
 from codesearch_core.grading.rewards import reward as reward_for
 from codesearch_core.grading.spans import grade as grade_findings
-from codesearch_core.models import Blueprint, DecisionAction, Span
+from codesearch_core.models import Blueprint, DecisionAction, RunResult, Span
 from codesearch_core.store import writes as store_writes
 from codesearch_core.store.core import Store
 from codesearch_core.store.types import BlueprintFilters, DecisionState, QueueFilters
@@ -565,3 +565,17 @@ def test_a_closed_store_says_so(tmp_path: Path) -> None:
     s.close()
     with pytest.raises(StoreError, match="closed"):
         s.counts()
+
+
+def test_a_runs_warnings_are_stored_with_it(tmp_path: Path) -> None:
+    """v6: what the runner warned about (a pattern read as another construct) reaches the card."""
+    with Store(tmp_path / "studio.duckdb") as store:
+        bp = blueprint(0)
+        store.add_blueprints([bp])
+        (pid,) = store.add_proposals([proposal(bp, "a")])
+        warned = RunResult(ok=True, findings=(), warnings=("read as a type conversion",))
+        store.record_execution_and_grade(pid, warned, grade(0.0), reward(0.0))
+        item = store.review_item(pid)
+        assert item is not None and item.execution is not None
+        assert item.execution.warnings == ("read as a type conversion",)
+        assert item.execution.to_run().warnings == ("read as a type conversion",)
