@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import tempfile
+from functools import lru_cache
 from typing import Final
 
 from codesearch_core.models import ToolCall, ToolName
@@ -47,17 +48,26 @@ _HINTS: Final = {
 }
 
 
-def parsed_kind(call: ToolCall, timeout_s: float = 10.0) -> str | None:
+#: ast-grep parses a pattern in milliseconds; this only bounds a hung process.
+_PARSE_TIMEOUT_S: Final = 10.0
+
+
+def parsed_kind(call: ToolCall) -> str | None:
     """The node kind ast-grep parsed the call's pattern into (None: no pattern, or no answer)."""
     if call.name is not ToolName.AST_GREP or "pattern" not in call.arguments:
         return None
-    pattern, language = str(call.arguments["pattern"]), str(call.arguments["language"])
+    return _parsed_kind(str(call.arguments["pattern"]), str(call.arguments["language"]))
+
+
+@lru_cache(maxsize=4096)
+def _parsed_kind(pattern: str, language: str) -> str | None:
+    # Cached: verification meets the same wrong pattern again and again (one per blueprint run).
     with tempfile.TemporaryDirectory(prefix="codesearch-pattern-") as empty:
         try:
             done = subprocess.run(
                 [ast_grep_path(), "run", f"--pattern={pattern}", f"--lang={language}",
                  "--debug-query=pattern", "--", empty],
-                capture_output=True, timeout=timeout_s, check=False,
+                capture_output=True, timeout=_PARSE_TIMEOUT_S, check=False,
             )  # fmt: skip
         except (OSError, subprocess.TimeoutExpired):
             return None
@@ -69,14 +79,14 @@ def parsed_kind(call: ToolCall, timeout_s: float = 10.0) -> str | None:
     return None
 
 
-def misread_warning(call: ToolCall, timeout_s: float = 10.0) -> str | None:
+def misread_warning(call: ToolCall) -> str | None:
     """A sentence when the pattern looks like a call but ast-grep did not parse it as one."""
     if call.name is not ToolName.AST_GREP or "pattern" not in call.arguments:
         return None
     pattern = str(call.arguments["pattern"])
     if not _CALL_SHAPE.fullmatch(pattern):
         return None
-    kind = parsed_kind(call, timeout_s)
+    kind = parsed_kind(call)
     if kind is None or kind in CALL_KINDS:
         return None
     language = call.arguments["language"]

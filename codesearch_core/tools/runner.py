@@ -150,12 +150,10 @@ def run_tool_call(
             if unread:
                 note = _unread_message(unread)
                 kind, error = ErrorKind.TOOL_ERROR, f"{error}; {note}" if error else note
-    warnings: tuple[str, ...] = ()
-    if kind is None and not run.findings and call.name is ToolName.AST_GREP:
-        # Only a silent 0 is worth the second process: what found something parsed as intended.
-        remaining = max(deadline - time.monotonic(), 1.0)
-        if (warning := misread_warning(call, timeout_s=min(remaining, 10.0))) is not None:
-            warnings = (warning,)
+    # Only a silent 0 is worth the second process: what found something parsed as intended.
+    silent = kind is None and not run.findings and call.name is ToolName.AST_GREP
+    warning = misread_warning(call) if silent else None
+    warnings = (warning,) if warning else ()
     return RunResult(
         ok=kind is None,
         findings=tuple(run.findings),
