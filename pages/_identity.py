@@ -141,8 +141,15 @@ def _os_user() -> str:
         return "local"
 
 
+def _has_auth_table() -> bool:
+    try:
+        return "auth" in st.secrets
+    except (FileNotFoundError, ValueError):  # no secrets file at all, or an unreadable one
+        return False
+
+
 def _oidc_name(conf: access.AccessSettings) -> str:
-    if "auth" not in st.secrets:
+    if not _has_auth_table():
         _stop_with(
             "Login is not set up",
             "CODESEARCH_AUTH is oidc, but `.streamlit/secrets.toml` has no [auth] table naming "
