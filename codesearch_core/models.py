@@ -158,8 +158,21 @@ class Difficulty(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class CounterCall:
+    """A natural wrong call for a blueprint's intent, written by its author as the strongest wrong
+    call they could find (`codesearch seeds audit` runs it; the preference export rejects it)."""
+
+    call: ToolCall
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Blueprint:
-    """A verifiable task: an intent, the right call for it, and what that call must find."""
+    """A verifiable task: an intent, the right call for it, and what that call must find.
+
+    `pins` maps each expected file to the sha256 of its bytes when the expected spans were written,
+    so a later edit of the corpus file is caught instead of silently moving the spans.
+    """
 
     id: str
     intent: str
@@ -170,6 +183,34 @@ class Blueprint:
     tags: tuple[str, ...] = ()
     difficulty: Difficulty = Difficulty.MEDIUM
     notes: str = ""
+    counter_calls: tuple[CounterCall, ...] = ()
+    pins: tuple[tuple[str, str], ...] = ()
+    #: A plan seed's reference: two or three steps; `reference_call` is then its last step (the
+    #: step whose findings are the plan's), so single-call consumers still see a call.
+    plan: Plan | None = None
+
+    @property
+    def reference(self) -> ToolCall | Plan:
+        """What to run to reproduce the expected findings: the plan when there is one."""
+        return self.plan if self.plan is not None else self.reference_call
+
+    @property
+    def reference_calls(self) -> tuple[ToolCall, ...]:
+        """Every call of the reference, in order (one, or each step of the plan)."""
+        if self.plan is None:
+            return (self.reference_call,)
+        return tuple(step.call for step in self.plan.steps)
+
+    def reference_dict(self) -> dict[str, Any]:
+        """The reference as JSON: a call object, or a plan's `{"steps": [...]}`."""
+        if self.plan is None:
+            return self.reference_call.to_dict()
+        return {
+            "steps": [
+                {"call": s.call.to_dict(), "restrict_to_previous": s.restrict_to_previous}
+                for s in self.plan.steps
+            ]
+        }
 
     @property
     def intent_hash(self) -> str:
@@ -178,7 +219,10 @@ class Blueprint:
     @property
     def content_hash(self) -> str:
         """Same intent (modulo case and whitespace) + same call + same corpus = same blueprint."""
-        return sha256_hex(f"{self.intent_hash}\n{self.corpus}\n{self.reference_call.to_json()}")
+        reference = (
+            canonical_json(self.reference_dict()) if self.plan else self.reference_call.to_json()
+        )
+        return sha256_hex(f"{self.intent_hash}\n{self.corpus}\n{reference}")
 
     @property
     def tool(self) -> ToolName:

@@ -286,6 +286,19 @@ with st.container(border=True):
         placeholder="comma separated, e.g. react, adversarial:structure-vs-text",
     )  # fmt: skip
     notes = st.text_area("Notes", value=draft.notes, key=f"bp:{v}:notes", height=68)
+    if draft.plan is not None:
+        earlier = draft.plan.steps[:-1]
+        st.caption(f"The reference is a plan of {len(draft.plan.steps)} steps; the call above is "
+                   "its last step. The earlier steps are kept as they are:")  # fmt: skip
+        for i, step in enumerate(earlier, start=1):
+            st.code(f"step {i}: {step.call.to_json()}", language="json", wrap_lines=True)
+    if draft.counter_calls:
+        # Written in the seed file by the blueprint's author; `codesearch seeds audit` runs them.
+        with st.expander(f"Counter-calls ({len(draft.counter_calls)}): the natural wrong calls",
+                         icon=":material/block:"):  # fmt: skip
+            for counter in draft.counter_calls:
+                st.markdown(f"- {counter.why}")
+                st.code(counter.call.to_json(), language="json", wrap_lines=True)
 
     draft = replace(
         draft,

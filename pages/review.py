@@ -342,8 +342,13 @@ def _card() -> None:
         else:
             st.code(proposal.raw_text or "(empty output)", language="text", wrap_lines=True)
     with c_ref:
-        st.markdown("**Reference call**")
-        st.code(_call_json(ref_call), language="json")
+        if bp.plan is not None:
+            # The diff below compares with the plan's last step: the step whose findings count.
+            st.markdown(f"**Reference plan** ({len(bp.plan.steps)} steps; compared: the last)")
+            st.code(_call_json(bp.reference_dict()), language="json")
+        else:
+            st.markdown("**Reference call**")
+            st.code(_call_json(ref_call), language="json")
     diff_rows = call_diff(ref_call, prop_call)
     changed = [r for r in diff_rows if r.change is not Change.SAME]
     if prop_call is None:
@@ -394,9 +399,11 @@ def _card() -> None:
             st.warning("The findings were cut at the limit.")
         rows = studio.finding_rows_for(item) or ()
         counts = {s: sum(r.status is s for r in rows) for s in FindingStatus}
+        partial = sum(bool(r.coverage and r.coverage.partial) for r in rows)
         st.markdown(
             f"**Findings** · :green-badge[{counts[FindingStatus.HIT]} hit] "
-            f":red-badge[{counts[FindingStatus.MISS]} miss] "
+            + (f":violet-badge[{partial} partial] " if partial else "")
+            + f":red-badge[{counts[FindingStatus.MISS]} miss] "
             f":orange-badge[{counts[FindingStatus.EXTRA]} extra]"
         )
         shown = rows[:MAX_FINDING_ROWS]
@@ -410,7 +417,7 @@ def _card() -> None:
             except CodesearchError as err:
                 st.caption(f"{title}: {err}")
                 continue
-            marks = [r.mark for r in file_rows]
+            marks = [m for r in file_rows for m in r.marks]
             for i, (first, last) in enumerate(hit_windows(len(lines), marks, context=2)):
                 st.html(render_lines_html(lines[first - 1 : last], first_line=first, marks=marks,
                                           title=title if i == 0 else ""))  # fmt: skip

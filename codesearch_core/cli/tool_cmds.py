@@ -1,4 +1,4 @@
-"""Sub-commands: run, grade, seeds (the verified core)."""
+"""Sub-commands: run, grade (the verified core)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,13 @@ from typing import Any
 from codesearch_core import config
 from codesearch_core.corpora import blueprint_from_dict, corpus_root, read_blueprints_jsonl
 from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
-from codesearch_core.grading import grade_and_diff, reward
+from codesearch_core.grading import (
+    DEFAULT_MATCHING,
+    Matching,
+    grade_and_diff,
+    line_coverage,
+    reward,
+)
 from codesearch_core.models import Blueprint, Finding, Plan, RunResult, Span, ToolCall
 from codesearch_core.tools import (
     DEFAULT_MAX_FINDINGS,
@@ -34,7 +40,6 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add this module's sub-commands to the `codesearch` parser."""
     register_run(sub)
     register_grade(sub)
-    register_seeds(sub)
 
 
 # --- run -----------------------------------------------------------------------------------------
@@ -173,8 +178,19 @@ def register_grade(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--tolerance", type=int, default=0, metavar="N", help="line tolerance (default 0)"
     )
+    add_matching_option(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_grade)
+
+
+def add_matching_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--matching",
+        choices=[m.value for m in Matching],
+        default=DEFAULT_MATCHING.value,
+        help="credit of a matched span: coverage (line IoU of the pair, default) or overlap "
+        "(any shared line is a full hit)",
+    )
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -190,7 +206,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     else:
         answer = parse_tool_call(obj)
         run = run_tool_call(answer, root)
-    g, diff = grade_and_diff(run.findings, bp.expected, line_tolerance=args.tolerance)
+    g, diff = grade_and_diff(
+        run.findings, bp.expected, line_tolerance=args.tolerance, matching=Matching(args.matching)
+    )
     r = reward(g, answer, run)
     if args.json:
         report = {
@@ -205,10 +223,18 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 "truncated": run.truncated,
                 "warnings": list(run.warnings),
             },
+            "matching": args.matching,
             "grade": dataclasses.asdict(g),
             "reward": {"total": r.total, "components": dict(r.components)},
             "diff": {
-                "hits": [{"found": p.to_dict(), "expected": e.to_dict()} for p, e in diff.hits],
+                "hits": [
+                    {
+                        "found": p.to_dict(),
+                        "expected": e.to_dict(),
+                        **dataclasses.asdict(line_coverage(p, e)),
+                    }
+                    for p, e in diff.hits
+                ],
                 "misses": [s.to_dict() for s in diff.misses],
                 "extras": [p.to_dict() for p in diff.extras],
             },
@@ -223,20 +249,26 @@ def cmd_grade(args: argparse.Namespace) -> int:
     print(
         f"grade: span_f1={g.span_f1:.3f} precision={g.span_precision:.3f} "
         f"recall={g.span_recall:.3f} file_iou={g.file_iou:.3f} "
-        f"(matched {g.n_matched} of {g.n_expected} expected, {g.n_predicted} found)"
+        f"(matched {g.n_matched} of {g.n_expected} expected, {g.n_predicted} found; "
+        f"{args.matching} matching)"
     )
     parts = " ".join(f"{k}={v:g}" for k, v in r.components.items())
     print(f"reward: {r.total:.3f} ({parts})")
     for p, e in diff.hits:
-        print(f"  hit    {_span_text(e)}  <- {format_finding(p)}")
+        cover = line_coverage(p, e)
+        part = ""
+        if cover.partial:
+            part = (f"  [partial: {cover.covered} of {cover.covered + cover.missed} lines, "
+                    f"{cover.spilled} spilled]")  # fmt: skip
+        print(f"  hit    {span_text(e)}  <- {format_finding(p)}{part}")
     for e in diff.misses:
-        print(f"  miss   {_span_text(e)}")
+        print(f"  miss   {span_text(e)}")
     for p in diff.extras:
         print(f"  extra  {format_finding(p)}")
     return EXIT_OK
 
 
-def _span_text(span: Span) -> str:
+def span_text(span: Span) -> str:
     lines = (
         f"{span.start_line}"
         if span.start_line == span.end_line
@@ -276,78 +308,3 @@ def _load_blueprint(value: str, seeds: Path | None) -> Blueprint:
         "see `codesearch seeds verify` for the ids)",
         source=str(source),
     )
-
-
-# --- seeds ---------------------------------------------------------------------------------------
-
-
-def register_seeds(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("seeds", help="the seed blueprints: the verified core")
-    seeds_sub = p.add_subparsers(dest="seeds_command", required=True, metavar="SUBCOMMAND")
-    v = seeds_sub.add_parser(
-        "verify",
-        help="run every seed's reference call and check it finds exactly its expected spans",
-        description=(
-            "Run each blueprint's reference call with the real tools and compare the findings with "
-            "its expected spans (line tolerance 0). Exit status: 0 all reproduce, 1 some do not, "
-            "2 the file cannot be read."
-        ),
-    )
-    v.add_argument(
-        "--file", type=Path, metavar="PATH", help="blueprints JSONL (default: the seeds)"
-    )
-    v.add_argument("--json", action="store_true", help="print one JSON report")
-    v.set_defaults(func=cmd_seeds_verify)
-
-
-def cmd_seeds_verify(args: argparse.Namespace) -> int:
-    source = args.file if args.file is not None else config.seeds_file()
-    blueprints, _ = read_blueprints_jsonl(source)
-    reports = [_verify_seed(bp) for bp in blueprints]
-    failed = [r for r in reports if not r["ok"]]
-    if args.json:
-        summary = {"file": str(source), "total": len(reports), "failed": len(failed)}
-        print(json.dumps({**summary, "seeds": reports}, ensure_ascii=False, indent=2))
-    else:
-        for r in reports:
-            status = "ok  " if r["ok"] else "FAIL"
-            detail = f"{r['matched']}/{r['expected']} spans, {r['found']} found"
-            if r["misses"] or r["extras"]:
-                detail += f", {len(r['misses'])} missed, {len(r['extras'])} extra"
-            if r["error"]:
-                detail += f", error: {r['error']}"
-            print(f"{status} {r['id']:<48} {r['tool']:<16} {detail}")
-            for miss in r["misses"]:
-                print(f"       miss  {miss}")
-            for extra in r["extras"]:
-                print(f"       extra {extra}")
-        print(f"{len(reports) - len(failed)} of {len(reports)} seeds reproduce")
-    return EXIT_PROBLEMS if failed else EXIT_OK
-
-
-def _verify_seed(bp: Blueprint) -> dict[str, Any]:
-    report: dict[str, Any] = {
-        "id": bp.id,
-        "tool": bp.tool.value,
-        "corpus": bp.corpus,
-        "expected": len(bp.expected),
-        "found": 0,
-        "matched": 0,
-        "misses": [],
-        "extras": [],
-        "error": "",
-    }
-    try:
-        run = run_tool_call(bp.reference_call, corpus_root(bp.corpus))
-    except CorpusError as err:
-        return {**report, "ok": False, "error": str(err)}
-    g, diff = grade_and_diff(run.findings, bp.expected)
-    report.update(
-        found=g.n_predicted,
-        matched=g.n_matched,
-        misses=[_span_text(s) for s in diff.misses],
-        extras=[_span_text(f.span) for f in diff.extras],
-        error="" if run.ok else f"{run.error_kind}: {run.error}",
-    )
-    report["ok"] = run.ok and not run.truncated and not diff.misses and not diff.extras
-    return report

@@ -3,7 +3,8 @@ the one bounded JSONL line reader every importer uses.
 
 Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `language_for_path`,
 `main_language` (`corpora.corpus`); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
-`check_expected_files` (`corpora.blueprints`); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`).
+`check_expected_files` (`corpora.blueprints`); `check_seed_file`, `read_seed_file`, `pin_seed_file`,
+`CATEGORY_TAGS`, `FLAG_TAGS` (`corpora.seed_rules`: the shipped seeds' extra rules); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`).
 Imports `tools` and below.
 """
 
@@ -25,12 +26,22 @@ from codesearch_core.corpora.corpus import (
     read_file_text,
 )
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
+from codesearch_core.corpora.seed_rules import (
+    CATEGORY_TAGS,
+    FLAG_TAGS,
+    check_seed_file,
+    pin_seed_file,
+    read_seed_file,
+)
 
 __all__ = [
+    "CATEGORY_TAGS",
+    "FLAG_TAGS",
     "blueprint_from_dict",
     "blueprint_to_dict",
     "bounded_lines",
     "check_expected_files",
+    "check_seed_file",
     "corpus_root",
     "dumps_blueprints_jsonl",
     "highlight_language",
@@ -41,6 +52,8 @@ __all__ = [
     "load_seed_blueprints",
     "main_language",
     "open_jsonl",
+    "pin_seed_file",
     "read_blueprints_jsonl",
     "read_file_text",
+    "read_seed_file",
 ]

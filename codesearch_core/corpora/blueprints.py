@@ -5,9 +5,14 @@ Line format::
     {"id": "webshop-useeffect-calls-tsx", "intent": "...", "corpus": "webshop", "language": "tsx",
      "reference_call": {"name": "ast_grep_search", "arguments": {...}},
      "expected": [{"path": "src/App.tsx", "start_line": 3, "end_line": 5}],
-     "tags": ["adversarial:structure-vs-text"], "difficulty": "medium", "notes": "..."}
+     "tags": ["adversarial:structure-vs-text"], "difficulty": "medium", "notes": "...",
+     "counter_calls": [{"call": {"name": "ripgrep_search", ...}, "why": "..."}],
+     "pins": {"src/App.tsx": "<sha256 of the file>"}}
 
-`tags`, `difficulty` (default medium) and `notes` may be left out. Errors name the line and the field,
+`tags`, `difficulty` (default medium), `notes`, `counter_calls` (the strongest wrong calls the author
+found) and `pins` (filled in by `codesearch seeds pin`) may be left out. A plan seed's
+`reference_call` is a plan, `{"steps": [{"call": ..., "restrict_to_previous": true}, ...]}` (two or
+three steps; the last step's findings are the plan's). Errors name the line and the field,
 and reading a file either returns every blueprint or raises on the first bad line (unless asked to
 skip bad lines), so a half-read file is never mistaken for a whole one.
 """
@@ -26,8 +31,8 @@ from typing import IO, Any, Final
 from codesearch_core import config
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
-from codesearch_core.models import Blueprint, Difficulty, Span
-from codesearch_core.tools import parse_tool_call, resolve_in_corpus
+from codesearch_core.models import Blueprint, CounterCall, Difficulty, Span
+from codesearch_core.tools import parse_plan, parse_tool_call, resolve_in_corpus
 
 MAX_INTENT_CHARS: Final = 2000
 MAX_NOTES_CHARS: Final = 4000
@@ -41,7 +46,9 @@ SLUG_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 LANGUAGE_RE: Final = re.compile(r"^[a-z][a-z0-9+#_-]{0,31}$")
 
 _REQUIRED: Final = ("id", "intent", "corpus", "language", "reference_call", "expected")
-_OPTIONAL: Final = ("tags", "difficulty", "notes")
+_OPTIONAL: Final = ("tags", "difficulty", "notes", "counter_calls", "pins")
+MAX_COUNTER_CALLS: Final = 16
+_SHA256_RE: Final = re.compile(r"^[0-9a-f]{64}$")
 
 
 def _bad(field: str, message: str) -> InputFileError:
@@ -127,6 +134,35 @@ def _tags(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _counter_calls(value: Any) -> tuple[CounterCall, ...]:
+    if not isinstance(value, list) or len(value) > MAX_COUNTER_CALLS:
+        raise _bad("counter_calls", f"must be a list of at most {MAX_COUNTER_CALLS} objects")
+    out: list[CounterCall] = []
+    for i, item in enumerate(value):
+        where = f"counter_calls[{i}]"
+        if not isinstance(item, Mapping) or set(item) != {"call", "why"}:
+            raise _bad(where, 'must be an object with exactly "call" and "why"')
+        why = item["why"]
+        if not isinstance(why, str) or not why.strip() or len(why) > MAX_NOTES_CHARS:
+            raise _bad(f"{where}.why", "must say, in a non-empty string, why the call is wrong")
+        try:
+            call = parse_tool_call(item["call"])
+        except ToolCallError as err:
+            raise ToolCallError(err.detail, f"{where}.call.{err.field}") from None
+        out.append(CounterCall(call, why))
+    return tuple(out)
+
+
+def _pins(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, Mapping):
+        raise _bad("pins", "must be an object mapping each expected file to its sha256")
+    for path, digest in value.items():
+        check_relative_path(path, f"pins[{path!r}]")
+        if not isinstance(digest, str) or not _SHA256_RE.match(digest):
+            raise _bad(f"pins[{path!r}]", "must be a lowercase hex sha256 (64 characters)")
+    return tuple(sorted(value.items()))
+
+
 def blueprint_from_dict(d: Any) -> Blueprint:
     """Validate one decoded blueprint object.
 
@@ -152,8 +188,16 @@ def blueprint_from_dict(d: Any) -> Blueprint:
     language = d["language"]
     if not isinstance(language, str) or not LANGUAGE_RE.match(language):
         raise _bad("language", f"{language!r} is not a language name such as 'python' or 'text'")
+    plan = None
     try:
-        call = parse_tool_call(d["reference_call"])
+        reference = d["reference_call"]
+        if isinstance(reference, Mapping) and "steps" in reference:
+            plan = parse_plan(reference)
+            if len(plan.steps) < 2:
+                raise ToolCallError("a plan reference needs 2 or more steps", "steps")
+            call = plan.steps[-1].call
+        else:
+            call = parse_tool_call(reference)
     except ToolCallError as err:
         raise ToolCallError(err.detail, f"reference_call.{err.field}") from None
     difficulty_value = d.get("difficulty", Difficulty.MEDIUM.value)
@@ -173,23 +217,30 @@ def blueprint_from_dict(d: Any) -> Blueprint:
         tags=_tags(d.get("tags", [])),
         difficulty=Difficulty(difficulty_value),
         notes=notes,
+        counter_calls=_counter_calls(d.get("counter_calls", [])),
+        pins=_pins(d.get("pins", {})),
+        plan=plan,
     )
 
 
 def blueprint_to_dict(bp: Blueprint) -> dict[str, Any]:
-    """The JSONL object for one blueprint (`notes` only when there are some)."""
+    """The JSONL object for one blueprint (`notes`, `counter_calls` and `pins` only when set)."""
     d: dict[str, Any] = {
         "id": bp.id,
         "intent": bp.intent,
         "corpus": bp.corpus,
         "language": bp.language,
-        "reference_call": bp.reference_call.to_dict(),
+        "reference_call": bp.reference_dict(),
         "expected": [s.to_dict() for s in bp.expected],
         "tags": list(bp.tags),
         "difficulty": bp.difficulty.value,
     }
     if bp.notes:
         d["notes"] = bp.notes
+    if bp.counter_calls:
+        d["counter_calls"] = [{"call": c.call.to_dict(), "why": c.why} for c in bp.counter_calls]
+    if bp.pins:
+        d["pins"] = dict(bp.pins)
     return d
 
 
@@ -286,6 +337,14 @@ def write_blueprints_jsonl(path: Path, blueprints: Sequence[Blueprint]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file 0600: a rewritten seed file keeps the mode it had (it is shared).
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()

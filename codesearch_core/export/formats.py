@@ -155,7 +155,11 @@ def meta(row: ExportRow) -> dict[str, Any]:
     """Where a record came from: hashes, grade and reward, and the decision that let it in."""
     return {
         "blueprint_id": row.blueprint_id,
-        "source": "reference" if row.proposal_id is None else "proposal",
+        "source": "counter-call"
+        if row.counter_why
+        else "reference"
+        if row.proposal_id is None
+        else "proposal",
         "proposal_id": row.proposal_id,
         "corpus": row.corpus,
         "language": row.language,
@@ -168,8 +172,10 @@ def meta(row: ExportRow) -> dict[str, Any]:
         "grade": None if row.grade is None else dict(row.grade),
         "reward": row.reward,
         "decision": None if row.decision is None else dict(row.decision),
-        # Why a rejected answer is one: reviewers rejected it, or its call failed to run.
+        # Why a rejected answer is one: reviewers rejected it, its call failed to run, or it is
+        # one of the blueprint's counter-calls (`why` says what is wrong with it).
         "run_failed": row.run_ok is False,
+        **({"why": row.counter_why} if row.counter_why else {}),
     }
 
 

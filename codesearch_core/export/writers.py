@@ -35,6 +35,7 @@ from codesearch_core.access import Action
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError, StoreError
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
+from codesearch_core.models import ToolCall, ToolName
 from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store, utc_now
 from codesearch_core.tools import check_runnable, parse_tool_call
 
@@ -163,6 +164,29 @@ def _f1(row: ExportRow) -> float:
     )
 
 
+def _counter_rows(rows: list[ExportRow]) -> list[ExportRow]:
+    """The blueprint's counter-calls as rejected rows (they come on its reference row)."""
+    ref = next((r for r in rows if r.proposal_id is None and r.counter_calls_json), None)
+    if ref is None or ref.counter_calls_json is None:
+        return []
+    out = []
+    for counter in json.loads(ref.counter_calls_json):
+        call = ToolCall(ToolName(counter["call"]["name"]), counter["call"]["arguments"])
+        out.append(
+            replace(
+                ref,
+                call_json=call.to_json(),
+                call_hash=call.call_hash,
+                raw_text=call.to_json(),
+                tool=call.name.value,
+                action="reject",
+                counter_calls_json=None,
+                counter_why=str(counter["why"]),
+            )
+        )
+    return out
+
+
 def _pairs(
     store: Store, filters: QueueFilters, counter: ExportCounts
 ) -> Iterator[tuple[ExportRow, ExportRow]]:
@@ -178,14 +202,16 @@ def _pairs(
             chosen = reference[0]
         else:
             continue
-        for row in items:
+        for row in [*items, *_counter_rows(items)]:
             if row.action != "reject":
                 continue
             if row.call_hash is not None and row.call_hash == chosen.call_hash:
                 counter.add("skipped_same_call")
                 continue
             counter.add("chosen_reference" if chosen.proposal_id is None else "chosen_accepted")
-            if row.call_json is None:
+            if row.counter_why:
+                counter.add("rejected_counter_call")
+            elif row.call_json is None:
                 counter.add("rejected_invalid")
             elif row.run_ok is False:
                 counter.add("rejected_run_failed")

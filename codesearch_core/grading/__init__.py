@@ -1,10 +1,31 @@
 """Grading a run against a blueprint's expected spans, and the training reward built from the grade.
 
-Public API: `grade` / `diff_findings` / `grade_and_diff` (`grading.spans`: matching and scores) and
+Public API: `grade` / `diff_findings` / `grade_and_diff`, `Matching` (`grading.spans`: matching,
+credit and scores) and
 `reward` (`grading.rewards`: the scalar reward and its components). Imports `tools` and below.
 """
 
 from codesearch_core.grading.rewards import reward, score
-from codesearch_core.grading.spans import FindingsDiff, diff_findings, grade, grade_and_diff
+from codesearch_core.grading.spans import (
+    DEFAULT_MATCHING,
+    FindingsDiff,
+    LineCoverage,
+    Matching,
+    diff_findings,
+    grade,
+    grade_and_diff,
+    line_coverage,
+)
 
-__all__ = ["FindingsDiff", "diff_findings", "grade", "grade_and_diff", "reward", "score"]
+__all__ = [
+    "DEFAULT_MATCHING",
+    "FindingsDiff",
+    "LineCoverage",
+    "Matching",
+    "diff_findings",
+    "grade",
+    "grade_and_diff",
+    "line_coverage",
+    "reward",
+    "score",
+]

@@ -6,7 +6,8 @@ Reward
 
 - `R_parse`: 1 when the call (or plan) parsed and validated, else 0. An invalid call gets only this
   component (0), so its total is 0.
-- `R_find`: span F1 (0 when the run failed).
+- `R_find`: span F1 (0 when the run failed), coverage-weighted by default (`grading.spans`): a
+  call that touches only the first line of each expected construct earns little of it.
 - `R_scope`: file IoU (0 when the run failed).
 - `R_effort`: `-(number_of_calls - 1)`: a single call is not penalized, each extra plan step costs 1.
 - `R_pcre2_rule`: -1 when any ripgrep pattern needs PCRE2 (look-around, back-reference) but the call
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from codesearch_core.errors import ErrorKind
-from codesearch_core.grading.spans import grade
+from codesearch_core.grading.spans import DEFAULT_MATCHING, Matching, grade
 from codesearch_core.models import Grade, Plan, Reward, RunResult, Span, ToolCall, ToolName
 from codesearch_core.tools import requires_pcre2
 
@@ -99,10 +100,14 @@ def reward(
 
 
 def score(
-    run: RunResult, call: ToolCall | Plan | None, expected: Sequence[Span]
+    run: RunResult,
+    call: ToolCall | Plan | None,
+    expected: Sequence[Span],
+    *,
+    matching: Matching = DEFAULT_MATCHING,
 ) -> tuple[Grade | None, Reward]:
     """The grade and reward of a run. Only a run that completed is graded: a failed run's findings
     are not trustworthy, and grading "nothing found" against a blueprint that expects nothing would
     call a timeout perfect."""
-    g = grade(run.findings, expected) if run.ok else None
+    g = grade(run.findings, expected, matching=matching) if run.ok else None
     return g, reward(g, call, run)

@@ -16,12 +16,26 @@ Matching rule
    overlapping predicted span with the smallest end), which is optimal for intervals. Among maximum
    matchings the one that pairs identical spans first is preferred, so diffs read naturally.
 
-Scores: `span_precision = matched / n_predicted`, `span_recall = matched / n_expected`, `span_f1`
+Credit (`matching`)
+-------------------
+A matched pair earns credit, and the scores add credit up instead of counting pairs:
+
+- `coverage` (the default): the pair's intersection over union. Over lines, the lines in both
+  spans over the lines in either; over byte ranges when both sides are
+  Findings (they carry `byte_start`/`byte_end`), so a match that covers the whole function earns 1,
+  a hit on its first line of seven earns 1/7, and a span that spills past the expected one loses
+  what it spills.
+- `overlap`: every matched pair earns 1 (the rule before coverage: touching the span is enough).
+
+Scores: `span_precision = credit / n_predicted`, `span_recall = credit / n_expected`, `span_f1`
 their harmonic mean, `file_iou = len(P & E) / len(P | E)` over the sets of paths. A ratio whose
 denominator is zero is 1.0 when both sides are empty (nothing expected, nothing found: perfect) and
 0.0 otherwise, so nothing-found-when-something-was-expected and something-found-when-nothing-was-
 expected both score 0. With that convention F1 and file IoU are symmetric in predicted and expected
-(`grade` takes Spans as predictions too).
+(`grade` takes Spans as predictions too). Worked example: expected `a.py:10-16` (a 7-line
+function) and `a.py:30-32`; found `a.py:10` (its first line), `a.py:30-32` and `b.py:4`. Two pairs
+match, with credit 1/7 and 3/3: precision (1/7 + 1) / 3 = 0.381, recall (1/7 + 1) / 2 = 0.571,
+F1 0.457; under `overlap` they would be 2/3, 2/2 and 0.8.
 
 Speed: the columns are pulled out once and everything but crowded clusters is vectorized with numpy,
 so a million predicted against a million expected spans grade in under a second on an idle core
@@ -36,6 +50,7 @@ import bisect
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from operator import attrgetter
 from typing import Final
 
@@ -45,6 +60,17 @@ import numpy.typing as npt
 from codesearch_core.models import Finding, Grade, Span
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+class Matching(StrEnum):
+    """How much a matched pair of spans earns (module docstring)."""
+
+    COVERAGE = "coverage"
+    OVERLAP = "overlap"
+
+
+DEFAULT_MATCHING: Final = Matching.COVERAGE
 
 _PATH: Final = attrgetter("path")
 _START: Final = attrgetter("start_line")
@@ -72,6 +98,7 @@ class _Matching:
     expected_distinct: IntArray
     predicted_hit: IntArray
     expected_hit: IntArray
+    credit: FloatArray  # per pair, in [0, 1]
     file_iou: float
 
 
@@ -129,8 +156,51 @@ def _cluster_pairs(
     return exact + rest if len(exact) + len(rest) == len(best) else best
 
 
+def _iou(
+    p_start: IntArray, p_end: IntArray, e_start: IntArray, e_end: IntArray, *, inclusive: bool
+) -> FloatArray:
+    """Intersection over union of interval pairs (inclusive line ranges or half-open byte ranges)."""
+    extra = 1 if inclusive else 0
+    inter = np.maximum(0, np.minimum(p_end, e_end) - np.maximum(p_start, e_start) + extra)
+    union = (p_end - p_start + extra) + (e_end - e_start + extra) - inter
+    same = (p_start == e_start) & (p_end == e_end)
+    # Two empty byte ranges (a zero-width match) have no union: equal ones are a full match.
+    iou: FloatArray = np.where(union > 0, inter / np.maximum(union, 1), same.astype(np.float64))
+    return iou
+
+
+def _byte_columns(items: Sequence[Finding | Span]) -> tuple[IntArray, IntArray] | None:
+    if not items or not all(isinstance(x, Finding) for x in items):
+        return None
+    n = len(items)
+    starts = np.fromiter((x.byte_start for x in items if isinstance(x, Finding)), np.int64, n)
+    ends = np.fromiter((x.byte_end for x in items if isinstance(x, Finding)), np.int64, n)
+    return starts, ends
+
+
+def _credit(
+    predicted: Sequence[Finding | Span],
+    expected: Sequence[Span | Finding],
+    p_hit: IntArray,
+    e_hit: IntArray,
+    lines: tuple[IntArray, IntArray, IntArray, IntArray],
+    matching: Matching,
+) -> FloatArray:
+    if matching is Matching.OVERLAP or len(p_hit) == 0:
+        return np.ones(len(p_hit), dtype=np.float64)
+    p_bytes, e_bytes = _byte_columns(predicted), _byte_columns(expected)
+    if p_bytes is not None and e_bytes is not None:
+        return _iou(p_bytes[0][p_hit], p_bytes[1][p_hit], e_bytes[0][e_hit], e_bytes[1][e_hit],
+                    inclusive=False)  # fmt: skip
+    p_start, p_end, e_start, e_end = lines
+    return _iou(p_start[p_hit], p_end[p_hit], e_start[e_hit], e_end[e_hit], inclusive=True)
+
+
 def _match(
-    predicted: Sequence[Finding | Span], expected: Sequence[Span | Finding], tol: int
+    predicted: Sequence[Finding | Span],
+    expected: Sequence[Span | Finding],
+    tol: int,
+    matching: Matching = DEFAULT_MATCHING,
 ) -> _Matching:
     if tol < 0:
         raise ValueError(f"line_tolerance must be >= 0, got {tol}")
@@ -171,7 +241,7 @@ def _match(
     e_distinct = _distinct(e_start, e_end)
     empty = np.zeros(0, dtype=np.int64)
     if len(p_distinct) == 0 or len(e_distinct) == 0:
-        return _Matching(p_distinct, e_distinct, empty, empty, iou)
+        return _Matching(p_distinct, e_distinct, empty, empty, np.zeros(0), iou)
 
     starts = np.concatenate((p_start[p_distinct], e_start[e_distinct]))
     ends = np.concatenate((p_end[p_distinct], e_end[e_distinct]))
@@ -216,12 +286,39 @@ def _match(
             for p, x in _cluster_pairs(preds, exps, tol):
                 p_hit.append(p)
                 e_hit.append(x)
-    return _Matching(
-        p_distinct,
-        e_distinct,
-        np.array(p_hit, dtype=np.int64),
-        np.array(e_hit, dtype=np.int64),
-        iou,
+    p_pairs = np.array(p_hit, dtype=np.int64)
+    e_pairs = np.array(e_hit, dtype=np.int64)
+    lines = (p_start, p_end, e_start, e_end)  # offset per file alike, so differences are right
+    credit = _credit(predicted, expected, p_pairs, e_pairs, lines, matching)
+    return _Matching(p_distinct, e_distinct, p_pairs, e_pairs, credit, iou)
+
+
+@dataclass(frozen=True, slots=True)
+class LineCoverage:
+    """How a found span covers the expected span it was paired with, in lines."""
+
+    covered: int  # expected lines the finding is on
+    missed: int  # expected lines it is not on
+    spilled: int  # lines it is on beyond the expected span
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.missed or self.spilled)
+
+    @property
+    def iou(self) -> float:
+        return self.covered / (self.covered + self.missed + self.spilled)
+
+
+def line_coverage(found: Finding | Span, expected: Span | Finding) -> LineCoverage:
+    """The covered, missed and spilled lines of one matched pair (what the review card shows)."""
+    covered = max(
+        0, min(found.end_line, expected.end_line) - max(found.start_line, expected.start_line) + 1
+    )
+    return LineCoverage(
+        covered=covered,
+        missed=expected.end_line - expected.start_line + 1 - covered,
+        spilled=found.end_line - found.start_line + 1 - covered,
     )
 
 
@@ -242,9 +339,10 @@ def _grade_from(matching: _Matching) -> Grade:
     n_pred = len(matching.predicted_distinct)
     n_exp = len(matching.expected_distinct)
     matched = len(matching.predicted_hit)
+    credit = float(matching.credit.sum())
     both_empty = n_pred == 0 and n_exp == 0
-    precision = _ratio(matched, n_pred, both_empty=both_empty)
-    recall = _ratio(matched, n_exp, both_empty=both_empty)
+    precision = _ratio(credit, n_pred, both_empty=both_empty)
+    recall = _ratio(credit, n_exp, both_empty=both_empty)
     f1 = _ratio(2 * precision * recall, precision + recall, both_empty=both_empty)
     return Grade(
         file_iou=matching.file_iou,
@@ -262,9 +360,10 @@ def grade(
     expected: Sequence[Span | Finding],
     *,
     line_tolerance: int = 0,
+    matching: Matching = DEFAULT_MATCHING,
 ) -> Grade:
     """Span precision/recall/F1 and file IoU of `predicted` against `expected` (module docstring)."""
-    return _grade_from(_match(predicted, expected, line_tolerance))
+    return _grade_from(_match(predicted, expected, line_tolerance, matching))
 
 
 def _span_key(x: Finding | Span) -> tuple[str, int, int]:
@@ -290,13 +389,18 @@ def _diff_from(
 def diff_findings(
     predicted: Sequence[Finding], expected: Sequence[Span], *, line_tolerance: int = 0
 ) -> FindingsDiff:
-    """The matching behind `grade`, as pairs and leftovers a person can read."""
+    """The matching behind `grade`, as pairs and leftovers a person can read (the pairs are the
+    same under either `Matching`; only their credit differs)."""
     return _diff_from(_match(predicted, expected, line_tolerance), predicted, expected)
 
 
 def grade_and_diff(
-    predicted: Sequence[Finding], expected: Sequence[Span], *, line_tolerance: int = 0
+    predicted: Sequence[Finding],
+    expected: Sequence[Span],
+    *,
+    line_tolerance: int = 0,
+    matching: Matching = DEFAULT_MATCHING,
 ) -> tuple[Grade, FindingsDiff]:
     """Both at the cost of one matching (for reports that show the score and the why)."""
-    m = _match(predicted, expected, line_tolerance)
+    m = _match(predicted, expected, line_tolerance, matching)
     return _grade_from(m), _diff_from(m, predicted, expected)

@@ -108,7 +108,8 @@ def corpus_check_errors(
             )
         else:
             try:
-                check_runnable(bp.reference_call, root)
+                for call in bp.reference_calls:
+                    check_runnable(call, root)
             except ArgvError as err:
                 problems[bp.id] = (
                     f"blueprint {bp.id!r}: its reference call cannot run on corpus "

@@ -79,8 +79,14 @@ class StoreBase:
         )
         self._shared = _Shared(threading.Lock())
         self.schema_version = self._handle.schema_version
+        #: The schema version the file had when this handle opened it (0: created now).
+        self.found_version = self._handle.found_version
         #: Who the writes through this handle are made by (see `acting_as`).
         self.actor = Actor.command_line()
+        self._after_open()
+
+    def _after_open(self) -> None:
+        """Upkeep a subclass does once the file is open and migrated (nothing here)."""
 
     @property
     def retries(self) -> int:

@@ -110,6 +110,7 @@ def _check_header(path: Path, where: str) -> None:
 
 
 def prepare(conn: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Create or migrate the store in `conn`; returns the schema version the file had (0: new)."""
     try:
         tables = user_tables(conn)
         version = read_schema_version(conn)
@@ -129,7 +130,7 @@ def prepare(conn: duckdb.DuckDBPyConnection, path: Path) -> int:
         missing = STORE_TABLES - user_tables(conn)
         if missing:
             raise StoreError(_damaged(path, f"tables missing: {', '.join(sorted(missing))}"))
-        return SCHEMA_VERSION
+        return version
     except duckdb.Error as err:
         raise StoreError(_damaged(path, str(err))) from err
 
@@ -155,7 +156,9 @@ class IdleReleasingConnection:
         self._lock_wait_s = lock_wait_s
         conn = connect(path, wait_s=lock_wait_s, on_wait=on_wait)
         try:
-            self.schema_version = prepare(conn, path)
+            #: The version the file had before this process migrated it (0: a new file).
+            self.found_version = prepare(conn, path)
+            self.schema_version = SCHEMA_VERSION
         except BaseException:
             conn.close()
             raise

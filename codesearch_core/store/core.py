@@ -55,8 +55,23 @@ from codesearch_core.store.types import (
 _MAX_TEXT: Final = 20_000
 
 
+#: The schema version from which grades are by coverage (`schema.GRADING_RULE`).
+COVERAGE_GRADES_SINCE: Final = 7
+
+
 class Store(StoreBase):
     """A handle on one store file. Thread-safe; close it (or use `with`) when done."""
+
+    def _after_open(self) -> None:
+        if 0 < self.found_version < COVERAGE_GRADES_SINCE:
+            # Grades made by the older rule are re-derived from the stored runs once, on upgrade,
+            # so the queue, the dashboard and the exports keep current grades.
+            self.regrade_stale()
+
+    def regrade_stale(self) -> int:
+        """Grade again every stored run whose grade is not against the current grading key (the
+        rule, the corpus and the expected spans); returns how many. Needs no new run."""
+        return self._write(store_writes.regrade_stale, what="regrade")
 
     # --- blueprints ------------------------------------------------------------------------------
 

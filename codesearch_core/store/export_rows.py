@@ -3,7 +3,8 @@
 The export rule: a proposal leaves as a gold/chosen answer only when it is resolved as accepted
 (enough agreeing reviews, or a lead's final decision), its call ran without an error, and its grade
 is current (computed against the blueprint's present corpus and expected spans). Rejected answers
-(preference pairs) are items resolved as rejected, and items whose run failed, marked so.
+(preference pairs) are items resolved as rejected, items whose run failed, marked so, and the
+blueprint's counter-calls (its author's strongest wrong calls: the hardest negatives there are).
 `exclusions` counts what the rule leaves out, for the manifest.
 """
 
@@ -37,11 +38,13 @@ _EXPORT_META: Final = (
     "strftime(d.ts, '%Y-%m-%dT%H:%M:%S.%f'), d.note, d.reason"
 )
 _NO_META: Final = ", ".join(["NULL"] * 15)
+#: The reference row carries the blueprint's counter-calls (the pairs export rejects them).
 _EXPORT_REFERENCE_SELECT: Final = (
     "b.id, b.intent, b.intent_hash, b.content_hash, b.corpus, b.language, b.tool, "
     "CAST(b.reference_call AS VARCHAR), b.call_hash, CAST(b.reference_call AS VARCHAR), NULL, "
-    "NULL, " + _NO_META + ", NULL"
+    "NULL, " + _NO_META + ", NULL, CAST(b.counter_calls AS VARCHAR)"
 )
+_HAS_COUNTER_CALLS: Final = "json_array_length(b.counter_calls) > 0"
 _GRADE_FIELDS: Final = (
     "file_iou",
     "span_precision",
@@ -83,6 +86,7 @@ def _export_row(r: Sequence[Any]) -> ExportRow:
             "reason": r[26],
         },
         run_ok=None if r[27] is None else bool(r[27]),
+        counter_calls_json=r[28] if len(r) > 28 and r[28] not in (None, "[]") else None,
     )
 
 
@@ -103,11 +107,12 @@ def export_rows(
     provenance fields (engine, grade, decision) are left empty.
     """
     (proposal_where, proposal_p), (bp_where, bp_p) = _answer_filters(f)
-    reference_where = bp_where + (" AND b.tool = ?" if f.tool else "")
+    # A plan seed's reference is several calls: the single-call layouts take no gold from it.
+    reference_where = bp_where + " AND b.plan IS NULL" + (" AND b.tool = ?" if f.tool else "")
     reference_p = [*bp_p, *([f.tool] if f.tool else [])]
     base = (
         f"SELECT {_EXPORT_KEYS}, CASE WHEN {_ACCEPTED} THEN 'accept' ELSE 'reject' END, "
-        f"{_EXPORT_META if with_meta else _NO_META}, e.ok "
+        f"{_EXPORT_META if with_meta else _NO_META}, e.ok, NULL "
         "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
         "LEFT JOIN executions e ON e.proposal_seq = p.seq "
         "LEFT JOIN grades g ON g.proposal_seq = p.seq "
@@ -130,11 +135,13 @@ def export_rows(
             "(SELECT p.blueprint_seq FROM proposals p "
             f"LEFT JOIN executions e ON e.proposal_seq = p.seq WHERE {rejected})"
         )
+        # A blueprint with counter-calls has rejected answers even before anyone reviewed.
+        with_counter = f"(SELECT b.seq FROM blueprints b WHERE {_HAS_COUNTER_CALLS})"
         sql = (
             f"{base} WHERE {bp_where} AND (({_ACCEPTED}) OR ({rejected})) "
-            f"AND p.blueprint_seq IN {has_rejected} "
+            f"AND (p.blueprint_seq IN {has_rejected} OR p.blueprint_seq IN {with_counter}) "
             f"UNION ALL SELECT {_EXPORT_REFERENCE_SELECT} FROM blueprints b WHERE {bp_where} "
-            f"AND b.seq IN {has_rejected}"
+            f"AND b.plan IS NULL AND (b.seq IN {has_rejected} OR {_HAS_COUNTER_CALLS})"
         )
         params = [*bp_p, *proposal_p, *proposal_p, *bp_p, *proposal_p]
     else:

@@ -11,9 +11,12 @@ import duckdb
 
 from codesearch_core.models import (
     Blueprint,
+    CounterCall,
     DecisionAction,
     Difficulty,
     Finding,
+    Plan,
+    PlanStep,
     Proposal,
     Span,
     ToolCall,
@@ -37,6 +40,8 @@ BLUEPRINT_COLUMNS: Final = (
     "tags",
     "difficulty",
     "notes",
+    "counter_calls",
+    "plan",
     "source",
     "created_at",
     "updated_at",
@@ -67,7 +72,10 @@ PROPOSAL_COLUMNS: Final = (
 )
 
 #: What `blueprint_from_row` reads, in order.
-BLUEPRINT_SELECT: Final = "b.id, b.intent, b.reference_call, b.corpus, b.expected, b.language, b.tags, b.difficulty, b.notes"
+BLUEPRINT_SELECT: Final = (
+    "b.id, b.intent, b.reference_call, b.corpus, b.expected, b.language, b.tags, b.difficulty, "
+    "b.notes, b.counter_calls, b.plan"
+)
 
 #: What `stored_proposal_from_row` reads, in order.
 PROPOSAL_SELECT: Final = (
@@ -107,6 +115,8 @@ def blueprint_row(bp: Blueprint, *, source: str, now: datetime) -> tuple[Any, ..
         list(bp.tags),
         bp.difficulty.value,
         bp.notes,
+        canonical_json([{"call": c.call.to_dict(), "why": c.why} for c in bp.counter_calls]),
+        None if bp.plan is None else canonical_json(bp.reference_dict()),
         source,
         now,
         now,
@@ -127,6 +137,24 @@ def blueprint_from_row(row: Sequence[Any]) -> Blueprint:
         tags=tuple(row[6]),
         difficulty=Difficulty(row[7]),
         notes=row[8],
+        counter_calls=tuple(
+            CounterCall(ToolCall(ToolName(c["call"]["name"]), c["call"]["arguments"]), c["why"])
+            for c in (json.loads(row[9]) if len(row) > 9 and row[9] else [])
+        ),
+        plan=_plan(row[10]) if len(row) > 10 and row[10] else None,
+    )
+
+
+def _plan(text: str) -> Plan:
+    steps = json.loads(text)["steps"]
+    return Plan(
+        tuple(
+            PlanStep(
+                ToolCall(ToolName(s["call"]["name"]), s["call"]["arguments"]),
+                bool(s["restrict_to_previous"]),
+            )
+            for s in steps
+        )
     )
 
 

@@ -183,10 +183,13 @@ _V2: Final[tuple[str, ...]] = (
     """,
 )
 
-#: What a grade depends on besides the run: the corpus and the expected spans, in any order (the
-#: store writes each span as canonical JSON, so equal spans give equal text). Over `blueprints b`.
+#: What a grade depends on besides the run: the grading rule, the corpus and the expected spans, in
+#: any order (the store writes each span as canonical JSON, so equal spans give equal text). Over
+#: `blueprints b`. The rule's name is in it so that a new rule makes every stored grade stale, and
+#: `Store` re-derives stale grades from the stored runs when it opens the file.
+GRADING_RULE: Final = "coverage-1"
 GRADING_KEY_SQL: Final = (
-    "sha256(b.corpus || chr(10) || "
+    f"sha256('{GRADING_RULE}' || chr(10) || b.corpus || chr(10) || "
     "CAST(list_sort(CAST(json_extract(b.expected, '$[*]') AS VARCHAR[])) AS VARCHAR))"
 )
 
@@ -362,7 +365,17 @@ _V6: Final[tuple[str, ...]] = (
     "ALTER TABLE executions ADD COLUMN warnings JSON DEFAULT '[]'",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
+_V7: Final[tuple[str, ...]] = (
+    # v7: a blueprint's counter-calls (the natural wrong calls its author wrote down), a plan
+    # seed's plan, and grades
+    # by coverage: the grading key now names the rule, so every older grade is stale and is graded
+    # again from its stored run when the store opens (`Store.regrade_stale`).
+    "ALTER TABLE blueprints ADD COLUMN counter_calls JSON DEFAULT '[]'",
+    # A plan seed's reference plan (its `reference_call` column holds the plan's last step).
+    "ALTER TABLE blueprints ADD COLUMN plan JSON",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 STORE_TABLES: Final = frozenset(

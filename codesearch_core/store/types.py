@@ -352,6 +352,10 @@ class ExportRow:
     reward: float | None
     decision: Mapping[str, Any] | None  # provenance of the accept/reject event
     run_ok: bool | None = None  # False: a failed run, exported only as a rejected answer
+    #: On a reference row: the blueprint's counter-calls, JSON `[{"call": ..., "why": ...}]`.
+    counter_calls_json: str | None = None
+    #: On a counter-call row (the pairs export's rejected side): why the call is wrong.
+    counter_why: str = ""
 
 
 @dataclass(frozen=True, slots=True)

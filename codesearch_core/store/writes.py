@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Final
 
@@ -27,6 +28,7 @@ from codesearch_core.models import (
 )
 from codesearch_core.store.rows import (
     BLUEPRINT_COLUMNS,
+    BLUEPRINT_SELECT,
     EXECUTION_SELECT,
     PROPOSAL_COLUMNS,
     blueprint_from_row,
@@ -159,8 +161,7 @@ def upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: s
         )
     row = first_row(
         cur.execute(
-            "SELECT b.id, b.intent, b.reference_call, b.corpus, b.expected, b.language, b.tags, "
-            "b.difficulty, b.notes FROM blueprints b WHERE b.id = ?",
+            f"SELECT {BLUEPRINT_SELECT} FROM blueprints b WHERE b.id = ?",
             [bp.id],
         )
     )
@@ -170,7 +171,7 @@ def upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: s
         _insert_revisions(cur, [(bp, 1)], source=source, now=now)
         return "created"
     stored = blueprint_from_row(row)
-    if stored == bp:
+    if stored == replace(bp, pins=()):  # pins belong to the seed file, not to the store
         return "unchanged"
     regrade = stored.corpus == bp.corpus and Counter(stored.expected) != Counter(bp.expected)
     if stored.corpus != bp.corpus:
@@ -202,19 +203,43 @@ def _regrade(cur: duckdb.DuckDBPyConnection, bp: Blueprint) -> None:
     grades are re-derived from the stored findings in this same transaction, and an accepted item
     keeps a current grade instead of waiting for the next verification.
     """
+    _regrade_where(cur, "p.blueprint_id = ?", [bp.id], {bp.id: bp})
+
+
+def regrade_stale(cur: duckdb.DuckDBPyConnection) -> int:
+    """Grade again, from their stored runs, the grades made against another grading key (an older
+    grading rule, or expected spans that changed under a running verification). Returns how many."""
+    stale = (
+        f"p.seq IN (SELECT g.proposal_seq FROM grades g JOIN proposals p2 ON p2.seq = "
+        f"g.proposal_seq JOIN blueprints b ON b.seq = p2.blueprint_seq WHERE "
+        f"g.graded_against IS DISTINCT FROM {GRADING_KEY_SQL})"
+    )
+    return _regrade_where(cur, stale, [], None)
+
+
+def _regrade_where(
+    cur: duckdb.DuckDBPyConnection,
+    where: str,
+    params: list[Any],
+    blueprints: dict[str, Blueprint] | None,
+) -> int:
     rows = cur.execute(
-        f"SELECT p.seq, p.id, p.call, b.id, {GRADING_KEY_SQL}, {EXECUTION_SELECT} FROM proposals p "
-        "JOIN blueprints b ON b.seq = p.blueprint_seq "
-        "JOIN executions e ON e.proposal_seq = p.seq WHERE p.blueprint_id = ?",
-        [bp.id],
+        f"SELECT p.seq, p.id, p.call, {GRADING_KEY_SQL}, {EXECUTION_SELECT}, {BLUEPRINT_SELECT} "
+        "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
+        f"JOIN executions e ON e.proposal_seq = p.seq WHERE {where}",
+        params,
     ).fetchall()
+    n_execution = len(EXECUTION_SELECT.split(","))
     records: list[GradeRecord] = []
-    for seq, pid, call_json, _, key, *execution in rows:
+    for seq, pid, call_json, key, *rest in rows:
         # Only the grades change: the stored runs (and when they ran) stay as they are.
-        run = execution_from_row(execution).to_run()
+        run = execution_from_row(rest[:n_execution]).to_run()
+        bp_row = rest[n_execution:]
+        bp = blueprints[bp_row[0]] if blueprints else blueprint_from_row(bp_row)
         call = None if call_json is None else parse_tool_call(json.loads(call_json))
         records.append((int(seq), str(pid), *score(run, call, bp.expected), str(key)))
     _write_grades(cur, records, utc_now())
+    return len(records)
 
 
 def _forget_verification(cur: duckdb.DuckDBPyConnection, blueprint_id: str) -> None:

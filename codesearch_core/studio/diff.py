@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from codesearch_core.grading import FindingsDiff
+from codesearch_core.grading import FindingsDiff, LineCoverage, line_coverage
 from codesearch_core.models import Finding, Span, canonical_json
 from codesearch_core.studio.code import Mark, Tone
 
@@ -107,17 +107,23 @@ class FindingRow:
         return self.found.end_line if self.found else self.expected.end_line if self.expected else 0
 
     @property
+    def coverage(self) -> LineCoverage | None:
+        """For a hit, the expected lines it covers and misses and the lines it spills (the grade
+        credits a hit by their line IoU); None for a miss or an extra."""
+        if self.found is None or self.expected is None:
+            return None
+        return line_coverage(self.found, self.expected)
+
+    @property
     def lines_label(self) -> str:
         start, end = self.start_line, self.end_line
-        label = f"L{start}" if start == end else f"L{start}-{end}"
-        exp = self.expected
-        if self.found and exp and (exp.start_line, exp.end_line) != (start, end):
-            expected = (
-                f"L{exp.start_line}"
-                if exp.start_line == exp.end_line
-                else f"L{exp.start_line}-{exp.end_line}"
-            )
-            label += f" (expected {expected})"
+        label = _lines(start, end)
+        exp, cover = self.expected, self.coverage
+        if exp is not None and cover is not None and cover.partial:
+            parts = [f"covers {cover.covered} of {cover.covered + cover.missed} lines"]
+            if cover.spilled:
+                parts.append(f"{cover.spilled} spilled")
+            label += f" (expected {_lines(exp.start_line, exp.end_line)}: {', '.join(parts)})"
         return label
 
     @property
@@ -128,6 +134,26 @@ class FindingRow:
             f = self.found
             return Mark(f.start_line, f.end_line, tone, f.start_col, f.end_col)
         return Mark(self.start_line, self.end_line, tone)
+
+    @property
+    def marks(self) -> tuple[Mark, ...]:
+        """`mark`, and for a partial hit the expected lines it missed, marked as missed."""
+        exp, found = self.expected, self.found
+        if exp is None or found is None:
+            return (self.mark,)
+        missed = [
+            Mark(first, last, Tone.MISS)
+            for first, last in (
+                (exp.start_line, min(exp.end_line, found.start_line - 1)),
+                (max(exp.start_line, found.end_line + 1), exp.end_line),
+            )
+            if first <= last
+        ]
+        return (self.mark, *missed)
+
+
+def _lines(start: int, end: int) -> str:
+    return f"L{start}" if start == end else f"L{start}-{end}"
 
 
 def finding_rows(diff: FindingsDiff) -> tuple[FindingRow, ...]:

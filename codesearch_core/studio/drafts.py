@@ -13,7 +13,15 @@ from codesearch_core import corpora
 from codesearch_core.corpora import blueprint_from_dict, read_blueprints_jsonl
 from codesearch_core.errors import InputFileError
 from codesearch_core.ingest import corpus_check_errors
-from codesearch_core.models import Blueprint, Difficulty, Finding, Span, ToolName
+from codesearch_core.models import (
+    Blueprint,
+    CounterCall,
+    Difficulty,
+    Finding,
+    Plan,
+    Span,
+    ToolName,
+)
 from codesearch_core.tools import resolve_in_corpus
 
 _SLUG_WORD: Final = re.compile(r"[A-Za-z0-9]+")
@@ -84,6 +92,10 @@ class BlueprintDraft:
     notes: str = ""
     editing: str | None = None
     found: tuple[Finding, ...] = field(default=())
+    #: Kept through an edit: the form does not edit them, and saving must not drop them.
+    counter_calls: tuple[CounterCall, ...] = ()
+    #: A plan seed's plan: `call` is its last step (what the editor edits); earlier steps are kept.
+    plan: Plan | None = None
 
 
 def draft_from_blueprint(bp: Blueprint) -> BlueprintDraft:
@@ -98,6 +110,8 @@ def draft_from_blueprint(bp: Blueprint) -> BlueprintDraft:
         difficulty=bp.difficulty,
         notes=bp.notes,
         editing=bp.id,
+        counter_calls=bp.counter_calls,
+        plan=bp.plan,
     )
 
 
@@ -123,13 +137,27 @@ def blueprint_from_draft(draft: BlueprintDraft) -> Blueprint:
             "intent": draft.intent.strip(),
             "corpus": draft.corpus,
             "language": draft.language.strip(),
-            "reference_call": dict(draft.call),
+            "reference_call": _reference(draft),
             "expected": [s.to_dict() for s in sorted(set(draft.expected))],
             "tags": [t.strip() for t in draft.tags if t.strip()],
             "difficulty": draft.difficulty.value,
             "notes": draft.notes,
+            "counter_calls": [
+                {"call": c.call.to_dict(), "why": c.why} for c in draft.counter_calls
+            ],
         }
     )
+
+
+def _reference(draft: BlueprintDraft) -> dict[str, Any]:
+    """The draft's call, or its plan with the (possibly edited) call as the last step."""
+    if draft.plan is None:
+        return dict(draft.call)
+    *earlier, last = draft.plan.steps
+    steps = [{"call": s.call.to_dict(), "restrict_to_previous": s.restrict_to_previous}
+             for s in earlier]  # fmt: skip
+    steps.append({"call": dict(draft.call), "restrict_to_previous": last.restrict_to_previous})
+    return {"steps": steps}
 
 
 def parse_tags(text: str) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out
 """
 
 from codesearch_core.tools.argv import ArgvError, check_runnable
+from codesearch_core.tools.binaries import rg_type_names
 from codesearch_core.tools.paths import resolve_in_corpus
 from codesearch_core.tools.pcre2 import requires_pcre2
 from codesearch_core.tools.runner import (
@@ -47,6 +48,7 @@ __all__ = [
     "plan_to_dict",
     "requires_pcre2",
     "resolve_in_corpus",
+    "rg_type_names",
     "run_plan",
     "run_result_to_dict",
     "run_tool_call",

@@ -2,10 +2,21 @@
 Ray, and write the results to the store.
 
 Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and out),
-`verify_pending` (`verify.pending`: drive a store), `verify_many_ray` (`verify.ray_backend`).
+`verify_pending` (`verify.pending`: drive a store), `verify_many_ray` (`verify.ray_backend`),
+`audit_seeds` / `summarize` and their constants (`verify.audit`: the seed audit).
 Imports the store only for type checking, so workers skip DuckDB and pandas.
 """
 
+from codesearch_core.verify.audit import (
+    FIRST_LINE_MAX,
+    KEYWORD_HIT,
+    KEYWORD_SHARE,
+    WEAK_ABOVE,
+    AuditSummary,
+    SeedAudit,
+    audit_seeds,
+    summarize,
+)
 from codesearch_core.verify.pending import DEFAULT_BATCH_SIZE, task_for, verify_pending
 from codesearch_core.verify.pool import OutcomeStream, VerifyProgress, default_workers
 from codesearch_core.verify.ray_backend import verify_many_ray
@@ -13,10 +24,18 @@ from codesearch_core.verify.tasks import VerifyTask, verify_one
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "FIRST_LINE_MAX",
+    "KEYWORD_HIT",
+    "KEYWORD_SHARE",
+    "WEAK_ABOVE",
+    "AuditSummary",
     "OutcomeStream",
+    "SeedAudit",
     "VerifyProgress",
     "VerifyTask",
+    "audit_seeds",
     "default_workers",
+    "summarize",
     "task_for",
     "verify_many_ray",
     "verify_one",

@@ -14,7 +14,7 @@ from app_support import (
     texts,
 )
 
-from codesearch_core.models import DecisionAction, Proposal
+from codesearch_core.models import DecisionAction, Proposal, ToolCall, ToolName
 from codesearch_core.verify.pending import verify_pending
 
 REVIEW = "pages/review.py"
@@ -166,3 +166,27 @@ def test_an_invalid_proposal_shows_its_raw_output_and_error_and_cannot_be_accept
     with stored(studio_db) as store:
         decision = store.current_decision(pid)
     assert decision is not None and decision.action is DecisionAction.REJECT
+
+
+def test_a_text_hit_on_the_first_line_of_a_call_is_shown_as_a_partial_hit(
+    studio_db: Path,
+) -> None:
+    open_app()  # first start: the seeds are loaded
+    call = ToolCall(ToolName.RIPGREP, {"pattern": r"useEffect\(", "file_types": ["ts"]})
+    with stored(studio_db) as store:
+        store.add_proposals(
+            [
+                Proposal(
+                    blueprint_id="webshop-useeffect-calls-tsx", engine="import", model="-",
+                    raw_text=call.to_json(), call=call, valid=True,
+                )
+            ]
+        )  # fmt: skip
+        verify_pending(store, workers=1)
+    at = open_app(REVIEW, reviewer="ann")
+    assert not at.exception
+    findings = next(t for t in texts(at, "markdown") if t.startswith("**Findings**"))
+    # Every expected call is hit, but only on its first line: the card says how much of each.
+    assert "partial]" in findings and ":violet-badge[" in findings
+    shown = " ".join(str(getattr(e, "proto", e)) for e in at.main)
+    assert "covers 1 of" in shown

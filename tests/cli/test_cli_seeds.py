@@ -1,12 +1,14 @@
-"""`codesearch grade` and `codesearch seeds verify`: real runs, exit codes, and messages."""
+"""`codesearch grade`, `codesearch seeds verify|pin|audit`: real runs, exit codes, and messages."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from codesearch_core import config
 from codesearch_core.cli import main
 from codesearch_core.corpora.blueprints import blueprint_to_dict, load_seed_blueprints
 
@@ -46,9 +48,17 @@ def test_grade_of_a_text_search_shows_its_extras(capsys: pytest.CaptureFixture[s
         capsys, "grade", "--blueprint", USE_EFFECT_SEED, "--call", json.dumps(TEXT_CALL)
     )
     assert code == 0
-    assert "span_f1=0.800" in out
+    # Coverage: the text hits only the first line of three multi-line calls (1/3, 1/4, 1/7 of
+    # them) and the one-line call whole, and finds two calls in .ts hooks the intent excludes.
+    assert "span_f1=0.345" in out and "coverage matching" in out
+    assert "[partial: 1 of 7 lines, 0 spilled]" in out
     assert "extra  src/web/hooks/useDebounce.ts:5:3:" in out
     assert "extra  src/web/hooks/useInventory.ts:15:3:" in out
+    _, old, _ = run_cli(
+        capsys, "grade", "--blueprint", USE_EFFECT_SEED, "--call", json.dumps(TEXT_CALL),
+        "--matching", "overlap",
+    )  # fmt: skip
+    assert "span_f1=0.800" in old and "overlap matching" in old
 
 
 def test_grade_json_report(capsys: pytest.CaptureFixture[str]) -> None:
@@ -188,7 +198,7 @@ def test_seeds_verify_passes_on_the_shipped_seeds(capsys: pytest.CaptureFixture[
     assert code == 0
     lines = out.splitlines()
     n = len(load_seed_blueprints())
-    assert lines[-1] == f"{n} of {n} seeds reproduce"
+    assert lines[-1] == f"{n} of {n} seeds reproduce; 0 seed-rule problem(s)"
     assert sum(line.startswith("ok   ") for line in lines) == n
 
 
@@ -205,7 +215,7 @@ def test_seeds_verify_fails_a_seed_whose_expected_spans_are_wrong(
     assert f"FAIL {seed.id}" in out
     assert f"miss  {seed.expected[0].path}:999" in out
     assert "extra" in out
-    assert out.splitlines()[-1] == "1 of 2 seeds reproduce"
+    assert out.splitlines()[-1] == "1 of 2 seeds reproduce; 1 seed-rule problem(s)"
 
 
 def test_seeds_verify_fails_a_seed_whose_corpus_is_missing(
@@ -229,3 +239,90 @@ def test_seeds_verify_bad_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_p
     code, _, err = run_cli(capsys, "seeds", "verify", "--file", str(bad))
     assert code == 2
     assert f"{bad}:1: missing field(s)" in err
+
+
+def test_seeds_verify_names_the_seed_and_line_of_each_broken_seed_rule(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    seed = load_seed_blueprints()[0]
+    path = seeds_file_with(tmp_path, {"tags": [*seed.tags, "react"]})
+    code, _, err = run_cli(capsys, "seeds", "verify", "--file", str(path))
+    assert code == 1
+    assert f"{path}:1: seed {seed.id}: unknown tag 'react'" in err
+
+
+def test_a_corpus_file_edited_under_a_seed_is_named_until_it_is_pinned_again(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpora = tmp_path / "corpora"
+    shutil.copytree(config.corpora_dir() / "webshop", corpora / "webshop")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(corpora))
+    seed = load_seed_blueprints()[0]
+    path = seeds_file_with(tmp_path)
+    edited = corpora / "webshop" / seed.expected[0].path
+    edited.write_text(edited.read_text(encoding="utf-8") + "// a new last line\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "seeds", "verify", "--file", str(path))
+    assert code == 1
+    assert f"seed {seed.id}: {seed.expected[0].path} changed since the seed was written" in err
+    assert "codesearch seeds pin" in err
+    # The spans still hold (a line was added at the end): pin, and the file verifies again.
+    code, out, _ = run_cli(capsys, "seeds", "pin", "--file", str(path))
+    assert (code, out.strip()) == (0, f"{path}: pinned the expected files of 1 seed(s)")
+    code, _, err = run_cli(capsys, "seeds", "verify", "--file", str(path))
+    assert (code, err) == (0, "")
+
+
+# ----------------------------------------------------------------------------- seeds audit
+
+
+def _audit_file(tmp_path: Path, seed_id: str, **changes: object) -> Path:
+    seed = next(bp for bp in load_seed_blueprints() if bp.id == seed_id)
+    row = {**blueprint_to_dict(seed), **changes}
+    path = tmp_path / "audit.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    return path
+
+
+def test_seeds_audit_calls_a_seed_weak_when_a_counter_call_scores_near_the_reference(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A "counter-call" that is the reference itself scores 1.0: the seed is weak, exit 1.
+    seed = next(bp for bp in load_seed_blueprints() if bp.id == USE_EFFECT_SEED)
+    same = {"call": seed.reference_call.to_dict(), "why": "not wrong at all"}
+    path = _audit_file(tmp_path, USE_EFFECT_SEED, counter_calls=[same])
+    code, out, _ = run_cli(capsys, "seeds", "audit", "--file", str(path))
+    assert code == 1
+    assert out.startswith(f"WEAK {USE_EFFECT_SEED}  reference 1.00")
+    assert "counter     1.00  counter 1  <- above the weak line" in out
+    assert "weak 1;" in out.splitlines()[-1]
+
+
+def test_seeds_audit_json_lists_every_baseline_with_its_reward(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run_cli(
+        capsys, "seeds", "audit", "--file", str(_audit_file(tmp_path, USE_EFFECT_SEED)), "--json"
+    )
+    report = json.loads(out)
+    (seed,) = report["seeds"]
+    kinds = {b["kind"]: b for b in seed["baselines"]}
+    assert seed["reference"] == 1.0
+    # The keyword baseline: the pattern's literal word as a fixed-string rg call over TS files.
+    assert kinds["keyword"]["call"] == {
+        "name": "ripgrep_search",
+        "arguments": {"pattern": "useEffect", "fixed_strings": True, "file_types": ["ts"]},
+    }
+    assert kinds["keyword"]["reward"] < 0.9
+    assert kinds["sibling"]["label"] == "as typescript"
+    assert code == (0 if report["passed"] else 1)
+    assert report["summary"]["seeds"] == 1
+
+
+def test_seeds_audit_on_the_shipped_seeds_finds_no_weak_seed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run_cli(capsys, "seeds", "audit")
+    summary = out.splitlines()[-1]
+    assert "weak 0;" in summary, summary
+    assert code == 0, summary
+    assert err == ""

@@ -289,3 +289,38 @@ def test_a_line_too_long_to_read_is_an_error_naming_it_and_skippable(tmp_path: P
         read_blueprints_jsonl(path)
     blueprints, errors = read_blueprints_jsonl(path, skip_bad=True)
     assert blueprints == [] and [e.line for e in errors] == [1]
+
+
+PLAN = {
+    "steps": [
+        {"call": {"name": "ripgrep_search", "arguments": {"pattern": "^import requests"}}},
+        {
+            "call": {
+                "name": "ast_grep_search",
+                "arguments": {"pattern": "requests.get($$$A)", "language": "python"},
+            },
+            "restrict_to_previous": True,
+        },
+    ]
+}
+
+
+def test_a_plan_reference_is_kept_whole_and_its_last_step_is_the_call() -> None:
+    bp = blueprint_from_dict(bp_dict(reference_call=PLAN))
+    assert bp.plan is not None and len(bp.plan.steps) == 2
+    assert bp.reference_call.name is ToolName.AST_GREP  # the step whose findings count
+    assert bp.reference is bp.plan
+    assert [c.name for c in bp.reference_calls] == [ToolName.RIPGREP, ToolName.AST_GREP]
+    again = blueprint_from_dict(json.loads(json.dumps(blueprint_to_dict(bp))))
+    assert again == bp
+    assert blueprint_to_dict(bp)["reference_call"]["steps"][1]["restrict_to_previous"] is True
+    # Another plan with the same last step is another blueprint.
+    first = {"call": {"name": "ripgrep_search", "arguments": {"pattern": "^from requests"}}}
+    other = {"steps": [first, PLAN["steps"][1]]}
+    assert blueprint_from_dict(bp_dict(reference_call=other)).content_hash != bp.content_hash
+
+
+def test_a_one_step_plan_reference_is_refused_naming_the_field() -> None:
+    with pytest.raises(ToolCallError) as err:
+        blueprint_from_dict(bp_dict(reference_call={"steps": PLAN["steps"][:1]}))
+    assert "reference_call.steps" in str(err.value) and "2 or more steps" in str(err.value)

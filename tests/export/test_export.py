@@ -3,6 +3,7 @@ against the layouts that training code expects."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -11,11 +12,20 @@ from typing import Any
 
 import jsonschema
 import pytest
-from store_helpers import blueprint, finding, grade, invalid_proposal, proposal, reward, run_ok
+from store_helpers import (
+    blueprint,
+    finding,
+    grade,
+    invalid_proposal,
+    proposal,
+    reward,
+    rg_call,
+    run_ok,
+)
 
 from codesearch_core.export.formats import OPENAI_TOOLS, xlam_tools
 from codesearch_core.export.writers import ExportFormat, export, manifest_path, preview
-from codesearch_core.models import Proposal, sha256_hex
+from codesearch_core.models import CounterCall, Plan, PlanStep, Proposal, sha256_hex
 from codesearch_core.store.core import Store
 from codesearch_core.store.types import QueueFilters
 from codesearch_core.tools.schemas import (
@@ -313,3 +323,32 @@ def test_preview_is_the_head_of_the_export(store: Store, tmp_path: Path) -> None
     out = tmp_path / "chat.jsonl"
     export(store, ExportFormat.CHAT, out, include_reference=True)
     assert preview(store, "chat", limit=2, include_reference=True) == _read(out)[:2]
+
+
+def test_a_blueprints_counter_calls_are_rejected_answers_in_the_pairs(
+    store: Store, tmp_path: Path, load_jsonl: Loader
+) -> None:
+    # bp-002 had nothing decided, so no pair; with counter-calls it has one per counter-call,
+    # the reference call chosen.
+    bp = next(b for b in store.get_blueprints(["bp-002"]))
+    wrong = CounterCall(rg_call("handler_2"), "a text search also finds the comment")
+    store.upsert_blueprint(dataclasses.replace(bp, counter_calls=(wrong,)))
+    out = tmp_path / "pairs.jsonl"
+    manifest = export(store, ExportFormat.PAIRS, out, with_meta=True)
+    assert load_jsonl(out).num_rows == manifest.rows == 5
+    (pair,) = [r for r in _read(out) if r["meta"]["chosen"]["blueprint_id"] == "bp-002"]
+    assert pair["meta"]["chosen"]["source"] == "reference"
+    rejected = pair["meta"]["rejected"]
+    assert (rejected["source"], rejected["why"]) == ("counter-call", wrong.why)
+    (tool_call,) = pair["rejected"][0]["tool_calls"]
+    assert json.loads(tool_call["function"]["arguments"]) == dict(wrong.call.arguments)
+    assert manifest.counts["rejected_counter_call"] == 1
+
+
+def test_a_plan_blueprints_reference_is_no_single_call_gold(store: Store, tmp_path: Path) -> None:
+    bp = next(b for b in store.get_blueprints(["bp-002"]))
+    plan = Plan((PlanStep(rg_call("handler_2")), PlanStep(bp.reference_call, True)))
+    store.upsert_blueprint(dataclasses.replace(bp, plan=plan))
+    out = tmp_path / "xlam.jsonl"
+    export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
+    assert "bp-002" not in {r["meta"]["blueprint_id"] for r in _read(out)}

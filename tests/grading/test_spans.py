@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codesearch_core.grading.spans import diff_findings, file_iou, grade, grade_and_diff
+from codesearch_core.grading.spans import (
+    Matching,
+    diff_findings,
+    file_iou,
+    grade,
+    grade_and_diff,
+    line_coverage,
+)
 from codesearch_core.models import Finding, Grade, Span
 
 
@@ -256,3 +263,79 @@ def test_more_tolerance_never_lowers_the_match_count() -> None:
     counts = [grade(predicted, expected, line_tolerance=t).n_matched for t in range(5)]
     assert counts == sorted(counts)
     assert counts[0] < counts[-1]
+
+
+# ----------------------------------------------------------------------------- coverage credit
+
+
+def test_a_hit_on_the_first_line_of_a_function_earns_its_share_of_the_lines() -> None:
+    # The README's worked example: a 7-line function hit on its first line, a 3-line span hit
+    # exactly, and one extra in another file.
+    predicted = [f("a.py", 10), f("a.py", 30, 32), f("b.py", 4)]
+    expected = [s("a.py", 10, 16), s("a.py", 30, 32)]
+    g = grade(predicted, expected)
+    assert g.n_matched == 2
+    assert g.span_precision == pytest.approx((1 / 7 + 1) / 3)
+    assert g.span_recall == pytest.approx((1 / 7 + 1) / 2)
+    assert round(g.span_f1, 3) == 0.457
+    old = grade(predicted, expected, matching=Matching.OVERLAP)
+    assert (old.span_precision, old.span_recall, round(old.span_f1, 3)) == (2 / 3, 1.0, 0.8)
+
+
+def test_a_span_that_spills_past_the_expected_one_loses_what_it_spills() -> None:
+    # Found 8-17 for expected 10-16: 7 lines covered, 3 spilled -> IoU 7/10.
+    g = grade([f("a.py", 8, 17)], [s("a.py", 10, 16)])
+    assert g.span_f1 == pytest.approx(0.7)
+    cover = line_coverage(f("a.py", 8, 17), s("a.py", 10, 16))
+    assert (cover.covered, cover.missed, cover.spilled) == (7, 0, 3)
+    assert cover.iou == pytest.approx(0.7)
+
+
+def test_nested_spans_pair_by_coverage_of_the_span_each_one_matched() -> None:
+    # An expected method (5-9) inside an expected class (1-20); found exactly the method and the
+    # class's first line. Identical spans pair first, so the method is a full hit and the class
+    # earns 1/20 from its first line.
+    g, diff = grade_and_diff([f("a.py", 5, 9), f("a.py", 1)], [s("a.py", 1, 20), s("a.py", 5, 9)])
+    assert g.n_matched == 2
+    assert g.span_recall == pytest.approx((1 + 1 / 20) / 2)
+    assert {(e.start_line, p.start_line) for p, e in diff.hits} == {(5, 5), (1, 1)}
+
+
+def test_adjacent_spans_earn_nothing_even_when_a_tolerance_pairs_them() -> None:
+    # Within tolerance they pair (the diff calls it a hit), but no expected line is covered.
+    g = grade([f("a.py", 5)], [s("a.py", 4)], line_tolerance=1)
+    assert g.n_matched == 1
+    assert g.span_f1 == 0.0
+    assert grade([f("a.py", 5)], [s("a.py", 4)], line_tolerance=1,
+                 matching=Matching.OVERLAP).span_f1 == 1.0  # fmt: skip
+
+
+def test_exact_spans_earn_full_credit_under_either_rule() -> None:
+    for matching in Matching:
+        g = grade(
+            [f("a.py", 3), f("b.py", 1, 9)], [s("a.py", 3), s("b.py", 1, 9)], matching=matching
+        )
+        assert (g.span_precision, g.span_recall, g.span_f1) == (1.0, 1.0, 1.0)
+
+
+def test_findings_on_both_sides_are_credited_by_byte_ranges() -> None:
+    # Same lines, but the found match covers 10 of the 40 expected bytes.
+    found = Finding("a.py", 3, 1, 3, 11, 100, 110, "x" * 10)
+    whole = Finding("a.py", 3, 1, 3, 41, 100, 140, "x" * 40)
+    assert grade([found], [whole]).span_f1 == pytest.approx(10 / 40)
+    assert grade([found], [Span("a.py", 3, 3)]).span_f1 == 1.0  # a Span has only lines
+
+
+def test_an_empty_answer_seed_grades_one_for_nothing_and_zero_for_anything() -> None:
+    assert grade([], []).span_f1 == 1.0
+    assert grade([f("a.py", 1)], []).span_f1 == 0.0
+
+
+@given(_spans, _spans)
+@settings(max_examples=200, deadline=None)
+def test_coverage_never_scores_above_overlap(predicted: list[Span], expected: list[Span]) -> None:
+    cover = grade(predicted, expected)
+    overlap = grade(predicted, expected, matching=Matching.OVERLAP)
+    assert cover.n_matched == overlap.n_matched
+    assert cover.span_f1 <= overlap.span_f1 + 1e-12
+    assert 0.0 <= cover.span_precision <= 1.0 and 0.0 <= cover.span_recall <= 1.0

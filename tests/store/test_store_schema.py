@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import time
@@ -9,10 +10,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from store_helpers import blueprint, proposal
+from store_helpers import blueprint, finding, proposal, rg_call, run_ok
 from store_holder import store_held_elsewhere
 
 from codesearch_core.errors import StoreError
+from codesearch_core.grading import score
+from codesearch_core.models import CounterCall, Plan, PlanStep
 from codesearch_core.store.core import Store
 from codesearch_core.store.rows import (
     BLUEPRINT_COLUMNS,
@@ -44,10 +47,12 @@ def _write_v1_store(path: Path) -> None:
     apply_migrations(conn, current=0, upto=1)
     bp = blueprint(1)
     now = utc_now()
+    # v1 had no counter_calls or plan column (v7 added them).
+    values = dict(zip(BLUEPRINT_COLUMNS, blueprint_row(bp, source="v1", now=now), strict=True))
+    del values["counter_calls"], values["plan"]
     conn.execute(
-        f"INSERT INTO blueprints ({', '.join(BLUEPRINT_COLUMNS)}) "
-        f"VALUES ({', '.join('?' * len(BLUEPRINT_COLUMNS))})",
-        list(blueprint_row(bp, source="v1", now=now)),
+        f"INSERT INTO blueprints ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+        list(values.values()),
     )
     prop = proposal(bp)
     conn.execute(
@@ -241,3 +246,55 @@ def test_a_v4_store_gains_people_and_an_audit_trail_that_starts_empty(tmp_path: 
         store.upsert_blueprint(blueprint(1, intent="Find handler_1 calls"))
         (entry,) = store.audit_log()
         assert (entry.action, entry.target, entry.mode) == ("blueprint.update", "bp-001", "cli")
+
+
+def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) -> None:
+    # A store as v6 left it: the first line of a two-line expected span found, graded by the
+    # overlap rule (a full hit, F1 1.0) against v6's grading key.
+    path = tmp_path / "v6.duckdb"
+    bp = blueprint(1)  # expects src/app.py:2-3
+    with Store(path) as store:
+        store.add_blueprints([bp])
+        (pid,) = store.add_proposals([proposal(bp)])
+        run = run_ok(finding(line=2))
+        store.record_execution_and_grade(pid, run, *score(run, None, bp.expected))
+    conn = duckdb.connect(str(path))
+    old_key = ("sha256(b.corpus || chr(10) || CAST(list_sort(CAST(json_extract(b.expected, "
+               "'$[*]') AS VARCHAR[])) AS VARCHAR))")  # fmt: skip
+    conn.execute(
+        f"UPDATE grades SET span_f1 = 1.0, reward = 1.0, graded_against = (SELECT {old_key} "
+        "FROM blueprints b)"
+    )
+    conn.execute("UPDATE proposals SET span_f1 = 1.0, reward = 1.0")
+    conn.execute("ALTER TABLE blueprints DROP COLUMN counter_calls")
+    conn.execute("ALTER TABLE blueprints DROP COLUMN plan")
+    conn.execute("DELETE FROM schema_version WHERE version = 7")
+    conn.close()
+
+    with Store(path) as store:
+        assert (store.found_version, store.schema_version) == (6, SCHEMA_VERSION)
+        item = store.review_item(pid)
+        assert item is not None and item.grade is not None and item.grade_current
+        # Half the span's lines: F1 0.5 now, from the stored run (no new run was needed).
+        assert item.grade.span_f1 == pytest.approx(0.5)
+        assert store.regrade_stale() == 0  # nothing stale is left
+    with Store(path) as store:
+        assert store.found_version == SCHEMA_VERSION  # opened again: no second regrade
+
+
+def test_counter_calls_are_stored_with_the_blueprint(tmp_path: Path) -> None:
+    counter = CounterCall(rg_call("handler_1"), "a text search also finds the comments")
+    bp = dataclasses.replace(blueprint(1), counter_calls=(counter,))
+    with Store(tmp_path / "s.duckdb") as store:
+        store.add_blueprints([bp])
+        assert store.get_blueprint(bp.id) == bp
+
+
+def test_a_plan_blueprint_is_stored_with_its_plan(tmp_path: Path) -> None:
+    first = rg_call("import handler")
+    plan = Plan((PlanStep(first), PlanStep(blueprint(1).reference_call, True)))
+    bp = dataclasses.replace(blueprint(1), plan=plan)
+    with Store(tmp_path / "s.duckdb") as store:
+        store.add_blueprints([bp])
+        stored = store.get_blueprint(bp.id)
+        assert stored == bp and stored is not None and stored.plan == plan

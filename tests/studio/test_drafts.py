@@ -4,15 +4,20 @@ Real corpora, real tools."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from codesearch_core import ingest, studio
-from codesearch_core.corpora.blueprints import dumps_blueprints_jsonl
+from codesearch_core.corpora.blueprints import (
+    blueprint_from_dict,
+    blueprint_to_dict,
+    dumps_blueprints_jsonl,
+)
 from codesearch_core.errors import InputFileError
 from codesearch_core.ingest.seeds import seed_blueprints
-from codesearch_core.models import Difficulty, Finding, Span
+from codesearch_core.models import CounterCall, Difficulty, Finding, Span
 from codesearch_core.store.core import Store
 from codesearch_core.studio import drafts
 
@@ -139,3 +144,36 @@ def test_an_upload_reports_every_bad_line_by_number() -> None:
     blueprints, errors = studio.check_upload(data, "mine.jsonl")
     assert len(blueprints) == 2
     assert [(e.line, e.source) for e in errors] == [(3, "mine.jsonl"), (4, "mine.jsonl")]
+
+
+def test_an_edit_keeps_the_blueprints_counter_calls() -> None:
+    first = seed_blueprints()[0]
+    wrong = CounterCall(first.reference_call, "stands in for a wrong call")
+    seed = replace(first, counter_calls=(wrong,), pins=())
+    edited = replace(studio.draft_from_blueprint(seed), notes="edited in the form")
+    saved = studio.blueprint_from_draft(edited)
+    assert saved.counter_calls == seed.counter_calls
+    assert saved.notes == "edited in the form"
+
+
+def test_editing_a_plan_blueprint_edits_its_last_step_and_keeps_the_others() -> None:
+    plan = {
+        "steps": [
+            {"call": {"name": "ripgrep_search", "arguments": {"pattern": "useEffect"}}},
+            {
+                "call": {"name": "ast_grep_search",
+                         "arguments": {"pattern": "useEffect($$$A)", "language": "tsx"}},
+                "restrict_to_previous": True,
+            },
+        ]
+    }  # fmt: skip
+    seed = seed_blueprints()[0]
+    bp = blueprint_from_dict({**blueprint_to_dict(seed), "reference_call": plan})
+    draft = studio.draft_from_blueprint(bp)
+    edited_call = {"name": "ast_grep_search",
+                   "arguments": {"pattern": "useEffect($F, $D)", "language": "tsx"}}  # fmt: skip
+    saved = studio.blueprint_from_draft(replace(draft, call=edited_call))
+    assert saved.plan is not None
+    assert saved.reference_dict()["steps"][0] == {**plan["steps"][0], "restrict_to_previous": False}
+    assert saved.reference_call.to_dict() == edited_call
+    assert saved.plan.steps[1].restrict_to_previous

@@ -63,11 +63,31 @@ def test_finding_rows_label_hits_misses_and_extras_in_file_order() -> None:
     assert rows[1].lines_label == "L5-6" and rows[1].found is None
 
 
-def test_a_hit_on_other_lines_than_expected_says_so_and_marks_the_matched_text() -> None:
+def test_a_partial_hit_says_what_it_covers_and_marks_the_missed_lines() -> None:
     (row,) = finding_rows(diff_findings([finding("a.py", 4, col=7)], [Span("a.py", 3, 5)]))
     assert row.status is FindingStatus.HIT
-    assert row.lines_label == "L4 (expected L3-5)"
+    assert row.lines_label == "L4 (expected L3-5: covers 1 of 3 lines)"
+    assert row.coverage is not None and row.coverage.partial
     assert (row.mark.tone, row.mark.start_col, row.mark.end_col) == (Tone.HIT, 7, 10)
+    # The found line in the hit tone, the expected lines around it that it missed as misses.
+    assert [(m.start_line, m.end_line, m.tone) for m in row.marks] == [
+        (4, 4, Tone.HIT),
+        (3, 3, Tone.MISS),
+        (5, 5, Tone.MISS),
+    ]
+
+
+def test_a_hit_that_spills_past_the_expected_span_counts_the_spilled_lines() -> None:
+    (row,) = finding_rows(diff_findings([finding("a.py", 2, end=6)], [Span("a.py", 3, 5)]))
+    assert row.lines_label == "L2-6 (expected L3-5: covers 3 of 3 lines, 2 spilled)"
+    assert [m.tone for m in row.marks] == [Tone.HIT]
+
+
+def test_an_exact_hit_has_a_plain_label_and_one_mark() -> None:
+    (row,) = finding_rows(diff_findings([finding("a.py", 3, end=5)], [Span("a.py", 3, 5)]))
+    assert row.lines_label == "L3-5"
+    assert row.coverage is not None and not row.coverage.partial
+    assert len(row.marks) == 1
 
 
 def test_a_miss_marks_whole_lines() -> None:
