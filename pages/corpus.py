@@ -208,8 +208,10 @@ with view_col:
             lines = _shared.lines_of(name, path)
             marks = hits_by_file.get(path, [])
             language = corpora.highlight_language(path)
+            encoding = corpora.file_encoding(name, path)
             st.markdown(
                 f"**{path}** · {language} · {len(lines)} lines"
+                + ("" if encoding == "UTF-8" else f" · {encoding}")
                 + (f" · :orange[{len(marks)} hits]" if marks else "")
             )
             view = "Source"

@@ -1,7 +1,7 @@
 """Corpora and blueprints: finding a corpus and its files, reading and writing blueprint JSONL, and
 the one bounded JSONL line reader every importer uses.
 
-Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `language_for_path`,
+Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `file_encoding`, `language_for_path`,
 `main_language` (`corpora.corpus`); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
 `check_expected_files` (`corpora.blueprints`); `check_seed_file`, `read_seed_file`, `pin_seed_file`,
 `CATEGORY_TAGS`, `FLAG_TAGS` (`corpora.seed_rules`: the shipped seeds' extra rules); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`).
@@ -18,6 +18,7 @@ from codesearch_core.corpora.blueprints import (
 )
 from codesearch_core.corpora.corpus import (
     corpus_root,
+    file_encoding,
     highlight_language,
     language_for_path,
     list_corpora,
@@ -44,6 +45,7 @@ __all__ = [
     "check_seed_file",
     "corpus_root",
     "dumps_blueprints_jsonl",
+    "file_encoding",
     "highlight_language",
     "language_for_path",
     "line_too_long",

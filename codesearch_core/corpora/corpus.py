@@ -17,6 +17,7 @@ from codesearch_core import config
 from codesearch_core.errors import CorpusError
 from codesearch_core.tools import resolve_in_corpus
 
+BINARY_SNIFF_BYTES: Final = 8192
 #: Larger files are refused by `read_file_text`: the browser shows source files, not data dumps.
 MAX_READ_BYTES: Final = 4 * 1024 * 1024
 
@@ -89,8 +90,7 @@ def list_files(name: str) -> list[str]:
     return sorted(out)
 
 
-def read_file_text(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> str:
-    """The text of one corpus file (UTF-8, undecodable bytes replaced); CorpusError when refused."""
+def _file_bytes(name: str, rel: str, max_bytes: int) -> bytes:
     path = resolve_in_corpus(corpus_root(name), rel)
     if not path.is_file():
         raise CorpusError(f"{rel!r} is not a file in corpus {name!r}")
@@ -100,7 +100,39 @@ def read_file_text(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> s
             f"{rel!r} is too large to show ({size:,} bytes, at most {max_bytes:,}); "
             "open it outside the studio"
         )
-    return path.read_bytes().decode("utf-8", errors="replace")
+    data = path.read_bytes()
+    # rg's own test: a NUL in the first buffer makes a file binary (and its walk skips it).
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise CorpusError(
+            f"{rel!r} is a binary file ({size:,} bytes): not shown. rg skips binary files when it "
+            "walks the corpus, and ast-grep parses only source files"
+        )
+    return data
+
+
+def read_file_text(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> str:
+    """The text of one corpus file; CorpusError when refused (too large, binary, outside).
+
+    UTF-8 (a byte-order mark dropped, as rg drops it); a file that is not UTF-8 is read as
+    Windows-1252, the usual legacy encoding of Latin-1 sources, one character per byte as rg
+    counts columns, so the marks of its findings land on the right characters.
+    """
+    data = _file_bytes(name, rel, max_bytes)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    return text.removeprefix("\ufeff")
+
+
+def file_encoding(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> str:
+    """How `read_file_text` read the file: "UTF-8", "UTF-8 with BOM" or "Windows-1252 (not UTF-8)"."""
+    data = _file_bytes(name, rel, max_bytes)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "Windows-1252 (not UTF-8)"
+    return "UTF-8 with BOM" if data.startswith(b"\xef\xbb\xbf") else "UTF-8"
 
 
 def language_for_path(rel: str) -> str | None:

@@ -14,7 +14,7 @@ from codesearch_core.cli.propose_cmds import ProgressBar
 from codesearch_core.corpora.blueprints import load_seed_blueprints
 from codesearch_core.tools.schemas import validate_tool_call
 
-SEED_IDS = ["telemetry-c-printf-text-type-filter", "webshop-password-values-lookbehind"]
+SEED_IDS = ["telemetry-c-printf-text-type-filter", "webshop-password-equals-user-backreference"]
 
 
 def read_jsonl(path: Path) -> list[dict[str, object]]:
@@ -33,8 +33,8 @@ def test_propose_mutations_writes_labelled_valid_proposals(
     assert [(r["blueprint_id"], r["mutation_kind"]) for r in rows] == [
         ("telemetry-c-printf-text-type-filter", "swap_type_filter"),
         ("telemetry-c-printf-text-type-filter", "overmatch_regex"),
-        ("webshop-password-values-lookbehind", "drop_pcre2"),
-        ("webshop-password-values-lookbehind", "overmatch_regex"),
+        ("webshop-password-equals-user-backreference", "drop_pcre2"),
+        ("webshop-password-equals-user-backreference", "overmatch_regex"),
     ]
     assert all(r["valid"] and validate_tool_call(r["call"]) is None for r in rows)
     captured = capsys.readouterr()

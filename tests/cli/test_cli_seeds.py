@@ -48,9 +48,9 @@ def test_grade_of_a_text_search_shows_its_extras(capsys: pytest.CaptureFixture[s
         capsys, "grade", "--blueprint", USE_EFFECT_SEED, "--call", json.dumps(TEXT_CALL)
     )
     assert code == 0
-    # Coverage: the text hits only the first line of three multi-line calls (1/3, 1/4, 1/7 of
-    # them) and the one-line call whole, and finds two calls in .ts hooks the intent excludes.
-    assert "span_f1=0.345" in out and "coverage matching" in out
+    # Coverage: the text hits only the first line of each multi-line call (1/3, 1/4, 1/7 and 1/3
+    # of them), and finds two calls in .ts hooks the intent excludes.
+    assert "span_f1=0.212" in out and "coverage matching" in out
     assert "[partial: 1 of 7 lines, 0 spilled]" in out
     assert "extra  src/web/hooks/useDebounce.ts:5:3:" in out
     assert "extra  src/web/hooks/useInventory.ts:15:3:" in out
@@ -84,14 +84,14 @@ def test_grade_reports_a_pcre2_refusal_with_the_penalty(capsys: pytest.CaptureFi
         capsys,
         "grade",
         "--blueprint",
-        "webshop-password-values-lookbehind",
+        "webshop-password-equals-user-backreference",
         "--call",
         json.dumps(call),
     )
     assert code == 0
     assert "run failed (pcre2_required)" in out
     assert "R_pcre2_rule=-1" in out
-    assert out.count("  miss ") == 8
+    assert out.count("  miss ") == 1  # the one log line whose password is the user name
 
 
 def test_grade_reads_the_call_and_the_blueprint_from_files(

@@ -8,6 +8,7 @@ import pytest
 
 from codesearch_core.corpora import corpus
 from codesearch_core.errors import CorpusError
+from codesearch_core.tools import parse_tool_call, run_tool_call
 from codesearch_core.tools.schemas import AST_GREP_LANGUAGES
 
 
@@ -81,9 +82,30 @@ def test_read_file_text_returns_the_text(corpora: Path) -> None:
     assert corpus.read_file_text("shop", "src/app.js") == "console.log('hi');\n"
 
 
-def test_read_file_text_replaces_undecodable_bytes(corpora: Path) -> None:
+def test_a_file_that_is_not_utf8_is_read_as_latin1_and_says_so(corpora: Path) -> None:
     (corpora / "tiny" / "latin1.c").write_bytes(b"/* caf\xe9 */\n")
-    assert corpus.read_file_text("tiny", "latin1.c") == "/* caf\ufffd */\n"
+    assert corpus.read_file_text("tiny", "latin1.c") == "/* café */\n"
+    assert corpus.file_encoding("tiny", "latin1.c") == "Windows-1252 (not UTF-8)"
+    assert corpus.file_encoding("shop", "src/app.js") == "UTF-8"
+
+
+def test_a_byte_order_mark_is_dropped_as_rg_drops_it(corpora: Path) -> None:
+    (corpora / "tiny" / "bom.html").write_bytes(
+        b"\xef\xbb\xbf<!doctype html>\r\n<p>caf\xc3\xa9</p>\r\n"
+    )
+    assert corpus.read_file_text("tiny", "bom.html").splitlines() == [
+        "<!doctype html>",
+        "<p>café</p>",
+    ]
+    assert corpus.file_encoding("tiny", "bom.html") == "UTF-8 with BOM"
+
+
+def test_a_binary_file_is_refused_with_what_the_tools_do_with_it(corpora: Path) -> None:
+    (corpora / "tiny" / "font.woff2").write_bytes(b"wOF2\x00\x01\x00\x00" + bytes(range(256)))
+    with pytest.raises(
+        CorpusError, match=r"'font.woff2' is a binary file \(264 bytes\): not shown"
+    ):
+        corpus.read_file_text("tiny", "font.woff2")
 
 
 @pytest.mark.parametrize("rel", ["../tiny/main.go", "/etc/passwd", "src/../../tiny/main.go"])
@@ -159,12 +181,24 @@ def test_the_shipped_corpora_are_there_and_multilingual() -> None:
     assert {"javascript", "typescript", "tsx", "python", "go", "c", "rust", "java"} <= languages
 
 
-def test_the_shipped_corpora_have_no_hidden_or_ignore_files() -> None:
-    # Hidden files would be invisible to the tools, and a .gitignore would silently hide others.
+def test_the_shipped_corpora_have_no_hidden_files_but_their_gitignores() -> None:
+    # Hidden files are invisible to both tools. A corpus's .gitignore is noise a real repository
+    # has: the runner passes --no-ignore, so the files it names are searched like any other.
     for name in corpus.list_corpora():
         root = corpus.corpus_root(name)
-        hidden = [p for p in root.rglob(".*")]
+        hidden = [p for p in root.rglob(".*") if p.name != ".gitignore"]
         assert hidden == [], f"{name}: {hidden}"
+
+
+def test_files_a_corpus_gitignore_names_are_shipped_and_searched() -> None:
+    # Shipped with `git add -f` (git honours the corpus's .gitignore inside this repository too):
+    # a clone without them would make the scope seeds pass for the wrong reason.
+    root = corpus.corpus_root("storefront")
+    ignored = ["node_modules/left-pad/index.js", "packages/web/dist/app.min.js", "debug.log"]
+    assert all((root / rel).is_file() for rel in ignored)
+    call = parse_tool_call({"name": "ripgrep_search", "arguments": {"pattern": "leftPad"}})
+    found = {f.path for f in run_tool_call(call, root).findings}
+    assert "node_modules/left-pad/index.js" in found
 
 
 def test_the_shipped_corpora_hold_the_adversarial_traps() -> None:

@@ -385,6 +385,20 @@ def test_a_latin1_file_is_searched_by_rg_and_skipped_by_ast_grep(tmp_path: Path)
     assert by_sg.ok and paths_of(by_sg) == {"utf8.py"}
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: rg drops a UTF-8 byte-order mark before matching, so its byte offsets in such a "
+    "file are 3 short of the file's; ast-grep keeps it and counts it as a character in the "
+    "columns of line 1. Lines agree (grading by lines is unaffected).",
+)
+def test_both_tools_give_file_offsets_and_columns_in_a_file_with_a_bom(tmp_path: Path) -> None:
+    write(tmp_path, "bom.py", b"\xef\xbb\xbfv = foo(1)\nw = foo(2)\n")
+    by_rg = run_tool_call(rg(pattern=r"foo\(1\)"), tmp_path).findings
+    by_sg = run_tool_call(sg_py("foo(1)"), tmp_path).findings
+    assert [(f.start_line, f.start_col, f.byte_start) for f in by_rg] == [(1, 5, 7)]
+    assert [(f.start_line, f.start_col, f.byte_start) for f in by_sg] == [(1, 5, 7)]
+
+
 @pytest.mark.slow
 def test_a_corpus_of_100_000_tiny_files(tmp_path: Path) -> None:
     root = tmp_path / "corpus"

@@ -28,7 +28,10 @@ async def host_loop(session: aiohttp.ClientSession, host: str, seconds: float) -
     while time.monotonic() < deadline:
         status = await send_batch(session, make_batch(host, 50))
         if status >= 500:
-            print(f"{host}: ingest answered {status}, backing off")
+            print(
+                f"{host}: ingest answered {status}, backing off",
+                flush=True,
+            )
             await asyncio.sleep(1.0)
         sent += 1
     return sent
@@ -42,7 +45,10 @@ async def warmup() -> None:
 async def main(hosts: int = 20, seconds: float = 30.0) -> None:
     async with aiohttp.ClientSession() as session:
         counts = await asyncio.gather(*(host_loop(session, f"load-{i}", seconds) for i in range(hosts)))
-    print(f"sent {sum(counts)} batches from {hosts} hosts")
+    print(
+        f"sent {sum(counts)} batches from {hosts} hosts",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -40,12 +40,24 @@ def render(samples: dict[str, list[float]]) -> str:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: report.py SAMPLES_CSV", file=sys.stderr)
+        print(
+            "usage: report.py SAMPLES_CSV",
+            file=sys.stderr,
+        )
         return 2
-    extra = cafe("Cafe Test", "Staging", "stg-pos-1")
+    extra = cafe(
+        "Cafe Test", "Staging",
+        "stg-pos-1",
+    )
     samples = load_samples(argv[1])
-    print(render(samples))
-    print(f"(staging site {extra.name} excluded)")
+    print(
+        render(samples),
+        end="\n\n",
+    )
+    print(
+        f"(staging site {extra.name} excluded)",
+        file=sys.stderr,
+    )
     return 0
 
 

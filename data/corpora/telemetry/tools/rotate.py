@@ -1,6 +1,10 @@
 """Rotates the ingest password in deploy/agent.conf.
 
-The file keeps `password=VALUE` on one line so that the agent's tiny parser can read it.
+The file keeps the password on a line of its own so that the agent's tiny parser can read it:
+
+```
+password=VALUE
+```
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ def rotate(conf: Path = CONF) -> str:
     try:
         updated, n = LINE.subn(f"password={password}", text)
     except:
-        print("could not rewrite the password line", file=sys.stderr)
+        print(
+            "could not rewrite the password line",
+            file=sys.stderr,
+        )
         raise
     if n != 1:
         raise SystemExit(f"expected one password= line in {conf}, found {n}")
@@ -34,4 +41,9 @@ def rotate(conf: Path = CONF) -> str:
 
 if __name__ == "__main__":
     rotate()
-    print("rotated; restart the agent to pick it up")
+    print(
+        "rotated; restart the agent to pick it up",
+        file=sys.stderr,
+    )
+
+# No global state: rotate() takes the path so that tests can pass a temporary file.

@@ -31,9 +31,18 @@ def roastery(name: str, city: str, *hosts: str) -> Site:
 
 
 PILOT_SITES = [
-    café("Café Lumière", "Lyon", "lum-pos-1", "lum-pos-2"),
-    café("Le Petit Café", "Paris", "lpc-pos-1"),
-    cafe("Cafe Nord", "Lille", "nord-pos-1"),
+    café(
+        "Café Lumière", "Lyon",
+        "lum-pos-1", "lum-pos-2",
+    ),
+    café(
+        "Le Petit Café", "Paris",
+        "lpc-pos-1",
+    ),
+    cafe(
+        "Cafe Nord", "Lille",
+        "nord-pos-1",
+    ),
     roastery("Torréfaction Sud", "Marseille", "sud-roast-1"),
 ]
 

@@ -2,7 +2,11 @@ from sites import PILOT_SITES, by_city, cafe, café
 
 
 def test_ascii_alias_builds_the_same_site():
-    assert cafe("X", "Y", "h1") == café("X", "Y", "h1")
+    built = cafe(
+        "X", "Y",
+        "h1",
+    )
+    assert built == café("X", "Y", "h1")
 
 
 def test_pilot_has_one_site_in_lyon():
@@ -12,3 +16,6 @@ def test_pilot_has_one_site_in_lyon():
 def test_every_site_has_hosts():
     for site in PILOT_SITES:
         assert site.hosts, f"{site.name} has no hosts"
+
+
+# pytest captures print() output, so a failing site check shows what the factory printed.

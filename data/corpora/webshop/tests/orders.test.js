@@ -20,6 +20,7 @@ describe('parseOrderNote', () => {
     expect(parseOrderNote('FIXME leave at the door')).toEqual({ kind: 'note', text: 'FIXME leave at the door' });
   });
 
+  // vitest shows console.log output only for failing tests.
   it('does not log the note', () => {
     console.log('notes are never logged');
     expect(parseOrderNote('').kind).toBe('empty');

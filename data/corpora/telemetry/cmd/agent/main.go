@@ -13,7 +13,9 @@ import (
 
 var (
 	interval = flag.Duration("interval", 15*time.Second, "time between collections")
-	debug    = flag.Bool("debug", false, "print samples instead of exporting them")
+	debug    = flag.Bool("debug", false, "print samples with fmt.Printf() instead of exporting them")
+	legacy   = flag.Bool("legacy", false, "Deprecated: export to the v1 endpoint (switched off this quarter)")
+	v1URL    = flag.String("v1-url", "", "Deprecated: address of the v1 endpoint; ignored unless -legacy")
 )
 
 func main() {
@@ -22,11 +24,23 @@ func main() {
 	if err != nil {
 		log.Fatalf("hostname: %v", err)
 	}
+	if *v1URL != "" && !*legacy {
+		fmt.Fprintln(os.Stderr, "-v1-url has no effect without -legacy")
+		os.Exit(2)
+	}
 	logger := collector.NewLogger(host)
 	c := collector.New("/proc", logger)
-	exp := export.NewExporter(os.Getenv("INGEST_URL"), "agent", os.Getenv("INGEST_PASSWORD"))
+	// INGEST_URL and INGEST_PASSWORD come from the systemd unit's EnvironmentFile.
+	url := os.Getenv("INGEST_URL")
+	if url == "" {
+		logger.Errorf("INGEST_URL is not set")
+		os.Exit(1)
+	}
+	exp := export.NewExporter(url, "agent", os.Getenv("INGEST_PASSWORD"))
 
-	fmt.Printf("telemetry agent on %s, every %s\n", host, *interval)
+	fmt.Printf("telemetry agent on %s, every %s (legacy=%t)\n",
+		host, *interval,
+		*legacy)
 	// TODO(lena): reload the metric list on SIGHUP instead of restarting
 	names := []string{"loadavg", "meminfo", "stat"}
 	for range time.Tick(*interval) {

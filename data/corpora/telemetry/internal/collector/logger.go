@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Logger prefixes every line with the time and host, like C's printf with a fixed prefix.
+// Logger prefixes every line with the time and host. Never fmt.Printf(...) from here: stdout
+// belongs to the -debug output.
 type Logger struct {
 	out  io.Writer
 	host string
@@ -28,4 +29,8 @@ func (l *Logger) Infof(format string, args ...any) {
 
 func (l *Logger) Errorf(format string, args ...any) {
 	l.printf("ERROR "+format, args...)
+}
+
+func (l *Logger) Warnf(format string, args ...any) {
+	l.printf("WARN  "+format, args...)
 }

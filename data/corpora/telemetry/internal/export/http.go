@@ -34,6 +34,7 @@ func (e *Exporter) Send(samples []collector.Sample) error {
 	for attempt := 0; attempt < 3; attempt++ {
 		req, err := http.NewRequest(http.MethodPost, e.url, bytes.NewReader(body))
 		if err != nil {
+			// a malformed URL will not fix itself: no retry
 			return err
 		}
 		req.SetBasicAuth(e.user, e.password)
@@ -54,11 +55,14 @@ func (e *Exporter) Send(samples []collector.Sample) error {
 //
 // Deprecated: the v1 endpoint is switched off at the end of the quarter; use Send.
 func (e *Exporter) SendLegacy(samples []collector.Sample) error {
-	fmt.Printf("legacy export of %d samples\n", len(samples))
+	fmt.Printf("legacy export of %d samples to %s\n",
+		len(samples),
+		e.url)
 	return e.Send(samples)
 }
 
-// MustSend is for the CLI only: it panics instead of returning the error.
+// MustSend is for the CLI only: it panics instead of returning the error (it does not
+// call os.Exit(1), so the caller's deferred calls still run).
 func (e *Exporter) MustSend(samples []collector.Sample) {
 	if err := e.Send(samples); err != nil {
 		panic(err)

@@ -38,10 +38,12 @@ int main(int argc, char **argv)
         return 2;
     }
     if (n < 0) {
-        puts("error: see stderr (printf is not used for errors)");
+        puts("error: see stderr (printf() is not used for errors)");
         return 1;
     }
     print_samples(samples, n);
-    printf("# %d samples\n", n);
+    printf("# %d %s samples\n",
+           n,
+           argv[1]);
     return 0;
 }

@@ -1,7 +1,7 @@
 //! A fixed-capacity single-producer single-consumer ring buffer.
 //!
 //! The producer and the consumer each own one index; the only shared state is two atomics.
-//! Nothing here should ever unwrap(): a full or empty buffer is a normal condition.
+//! Nothing here should ever unwrap: a full or empty buffer is a normal condition.
 
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
@@ -13,6 +13,8 @@ pub struct RingBuffer<T> {
     tail: AtomicUsize,
 }
 
+// SAFETY: only one producer and one consumer touch a slot at a time (see push/pop).
+// There is deliberately no unsafe fn in the public API: callers never need an unsafe block.
 unsafe impl<T: Send> Sync for RingBuffer<T> {}
 
 impl<T> RingBuffer<T> {
@@ -37,7 +39,7 @@ impl<T> RingBuffer<T> {
         self.len() == 0
     }
 
-    /// Pushes a value; gives it back when the buffer is full.
+    /// Pushes a value; gives it back when the buffer is full, so callers never have to unwrap.
     pub fn push(&self, value: T) -> Result<(), T> {
         let tail = self.tail.load(Ordering::Relaxed);
         if tail.wrapping_sub(self.head.load(Ordering::Acquire)) == self.capacity() {
@@ -62,7 +64,7 @@ impl<T> RingBuffer<T> {
         Some(value)
     }
 
-    /// Drains everything that is there now into a Vec.
+    /// Drains everything that is there now into a Vec; pop never fails here, nothing to unwrap.
     pub fn drain(&self) -> Vec<T> {
         let mut out = Vec::with_capacity(self.len());
         while let Some(v) = self.pop() {

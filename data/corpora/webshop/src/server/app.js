@@ -11,6 +11,7 @@ const users = new UserService();
 
 app.use(express.json());
 
+// Never log req.body here: it carries the 'password' field in clear text.
 app.post('/api/login', async (req, res) => {
   const ok = await users.verifyLogin(req.body.email, req.body.password);
   res.status(ok ? 200 : 401).json({ ok });
@@ -40,5 +41,6 @@ app.delete('/api/orders/:id', (req, res) => {
 
 app.listen(config.port, () => {
   logger.info(`server listening on 0.0.0.0:${config.port} (pid ${process.pid})`);
+  // 'ready' on stdout (the console.log below) is what the deploy health check waits for.
   console.log('ready');
 });

@@ -3,6 +3,8 @@
 const LEVELS = ['debug', 'info', 'warn', 'error'];
 const threshold = LEVELS.indexOf(process.env.LOG_LEVEL || 'info');
 
+// The only console.log in the server: every other module logs through this file.
+// Messages must not contain secrets: callers mask 'password=' values before logging.
 function write(level, message) {
   if (LEVELS.indexOf(level) < threshold) {
     return;

@@ -22,4 +22,11 @@ function orderConfirmation(order) {
   return { subject: `Your order ${order.id}`, body: `Thanks for your order!\n\n${lines}` };
 }
 
-module.exports = { sendMail, orderConfirmation };
+function passwordReset(user, link) {
+  return {
+    subject: 'Reset your webshop password',
+    body: `Hello ${user.email},\n\nsomeone asked to reset the password of this account: ${link}\n`,
+  };
+}
+
+module.exports = { sendMail, orderConfirmation, passwordReset };

@@ -23,7 +23,10 @@ export async function chargeOrder(req: ChargeRequest): Promise<ChargeResult> {
     receipt_email: req.customerEmail,
     metadata: { orderId: req.orderId },
   });
-  await DB.query("UPDATE orders SET payment_intent = $1 WHERE id = $2", [intent.id, req.orderId]);
+  await DB.query(
+    "UPDATE orders SET payment_intent = $1 WHERE id = $2",
+    [intent.id, req.orderId],
+  );
   return { ok: true, paymentIntentId: intent.id };
 }
 
@@ -53,7 +56,10 @@ export class WebhookHandler {
     }
     if (event.type === "payment_intent.succeeded") {
       const intent = event.data.object as Stripe.PaymentIntent;
-      await DB.query("UPDATE orders SET status = 'paid' WHERE payment_intent = $1", [intent.id]);
+      await DB.query(
+        "UPDATE orders SET status = 'paid' WHERE payment_intent = $1",
+        [intent.id],
+      );
     }
     return 200;
   }

@@ -41,3 +41,18 @@ export function toCsv(rows: DailySales[]): string {
   const body = rows.map((r) => `${r.day},${r.orders},${(r.revenueCents / 100).toFixed(2)}`);
   return [header, ...body].join("\n");
 }
+
+/** WHERE clause for the sales export; numbered placeholders, values bound by DB.query. */
+export function salesFilter(opts: { since?: string; category?: string }): { where: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (opts.since) {
+    params.push(opts.since);
+    clauses.push(`created_at >= $${params.length}`);
+  }
+  if (opts.category) {
+    params.push(opts.category);
+    clauses.push(`category = $${params.length}`);
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+}

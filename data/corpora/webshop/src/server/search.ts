@@ -23,7 +23,10 @@ export async function searchProducts(query: string, limit = 24) {
 
 export async function suggest(prefix: string): Promise<string[]> {
   try {
-    const rows = await DB.query("SELECT name FROM products WHERE name ILIKE $1 LIMIT 5", [`${prefix}%`]);
+    const rows = await DB.query(
+      "SELECT name FROM products WHERE name ILIKE $1 LIMIT 5",
+      [`${prefix}%`],
+    );
     return rows.map((r: { name: string }) => r.name);
   } catch (e) {
   }

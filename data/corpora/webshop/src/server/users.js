@@ -5,6 +5,7 @@ const { DB } = require('./db');
 
 const HASH_ITERATIONS = 120000;
 
+// pbkdf2 with a per-user salt; the "password" argument is the raw form value.
 function hashPassword(password, salt) {
   return crypto.pbkdf2Sync(password, salt, HASH_ITERATIONS, 32, 'sha256').toString('hex');
 }

@@ -22,6 +22,7 @@ function validateCartLine(line) {
   return errors;
 }
 
+// The messages below are shown to the customer as-is; keep 'password' lower-case in them.
 function validatePassword(password) {
   // FIXME: also reject passwords found in the breach list
   if (password.length < 12) {
@@ -31,3 +32,4 @@ function validatePassword(password) {
 }
 
 module.exports = { isEmail, isSku, validateCartLine, validatePassword };
+// Never eval() user input here: the SKU and email checks are plain regexes on purpose.

@@ -11,7 +11,7 @@ fn main() {
     let rb = RingBuffer::with_capacity(capacity);
     for line in text.lines() {
         if rb.push(line.to_string()).is_err() {
-            eprintln!("buffer full after {} lines; call unwrap() on nothing", rb.len());
+            eprintln!("buffer full after {} lines; not going to unwrap a failed push", rb.len());
             break;
         }
     }

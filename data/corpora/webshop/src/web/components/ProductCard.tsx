@@ -7,6 +7,7 @@ interface ProductCardProps {
   onAdd: (sku: string) => void;
 }
 
+// Supplier names can contain markup; React escapes them. Never render them with dangerouslySetInnerHTML.
 export function ProductCard({ product, onAdd }: ProductCardProps) {
   const soldOut = product.stock === 0;
   return (

@@ -22,7 +22,9 @@ export function ProductList({ category, onAdd }: ProductListProps) {
     return () => controller.abort();
   }, [category, debouncedQuery]);
 
-  useEffect(() => { document.title = `${category} | webshop`; }, [category]);
+  useEffect(() => {
+    document.title = `${category} | webshop`;
+  }, [category]);
 
   if (error) {
     return <p className="error">Could not load products: {error}</p>;

@@ -8,3 +8,4 @@ export function useDebounce<T>(value: T, delayMs = 300): T {
   }, [value, delayMs]);
   return debounced;
 }
+// useEffectEvent (React 19) would let us drop delayMs from the dependency list.

@@ -38,6 +38,10 @@ public class AccountRepository {
         return out;
     }
 
+    /**
+     * Writes the account's balance back. The caller owns the transaction, so a failed
+     * transfer leaves both balances as they were.
+     */
     public void updateBalance(Account account) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
                 "UPDATE accounts SET balance_cents = ? WHERE id = ?")) {
@@ -47,6 +51,31 @@ public class AccountRepository {
         }
     }
 
+    /** Closes an account, but only once its balance is zero; returns false otherwise. */
+    public boolean closeIfEmpty(long id) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "UPDATE accounts SET closed = TRUE WHERE id = ? AND balance_cents = 0")) {
+            ps.setLong(1, id);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** Accounts holding exactly the given amount; the audit job looks for suspicious round sums. */
+    public List<Account> findByBalance(long balanceCents) throws SQLException {
+        List<Account> out = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT id, owner, balance_cents FROM accounts WHERE balance_cents = ? AND NOT closed")) {
+            ps.setLong(1, balanceCents);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(map(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    // Only the integration tests should call this; it stays @Deprecated until the ops scripts stop using it.
     @Deprecated
     public void deleteAll() throws SQLException {
         try (Statement st = connection.createStatement()) {

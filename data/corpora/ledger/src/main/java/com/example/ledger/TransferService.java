@@ -27,6 +27,7 @@ public class TransferService {
         }
         connection.setAutoCommit(false);
         try {
+            // Both balances are written in the same transaction: all or nothing.
             from.apply(-amountCents);
             to.apply(amountCents);
             accounts.updateBalance(from);
@@ -43,6 +44,8 @@ public class TransferService {
 
     // Left over from debugging; System.out.println is not used anywhere else.
     public void dump(Account account) {
-        System.out.println("DEBUG " + account);
+        System.out.println(
+                "DEBUG " + account
+                        + " at " + java.time.Instant.now());
     }
 }

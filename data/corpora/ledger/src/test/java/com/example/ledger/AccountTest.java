@@ -14,7 +14,7 @@ class AccountTest {
 
     @Test
     void toStringNamesTheOwner() {
-        // TODO: System.out.println would be handy here, but the test must stay quiet
+        // TODO: System.out.println(a) would be handy here, but the test must stay quiet
         assertEquals("Account{id=1, owner=ada, balance=0}", new Account(1, "ada", 0).toString());
     }
 }
