@@ -41,7 +41,7 @@ def test_author_run_untick_and_save_a_blueprint(studio_db: Path) -> None:
     new_blueprint(at, "Find the System.out.println calls, comments included", "System.out.println")
     at.button(key="bp_run").click().run()
     table = at.data_editor[0].value
-    assert list(table["expected"]) == [True] * 4  # a first run expects everything it found
+    assert list(table["expected"]) == [True] * 5  # a first run expects everything it found
     editor_key = at.data_editor[0].key
     at.session_state[editor_key] = {
         "edited_rows": {0: {"expected": False}}, "added_rows": [], "deleted_rows": [],
@@ -59,7 +59,7 @@ def test_author_run_untick_and_save_a_blueprint(studio_db: Path) -> None:
         "name": "ripgrep_search", "arguments": {"pattern": "System.out.println"},
     }  # fmt: skip
     first_found = table.iloc[0]
-    assert len(bp.expected) == 3
+    assert len(bp.expected) == 4
     assert (
         Span(first_found["path"], int(first_found["lines"]), int(first_found["lines"]))
         not in bp.expected
@@ -149,12 +149,13 @@ def test_a_good_upload_is_imported(studio_db: Path) -> None:
         good = store.list_blueprints(limit=2).items
         before = store.counts().blueprints
     text = dumps_blueprints_jsonl(good)
-    text += text.replace('"id": "', '"id": "copy-').replace("Find", "Locate")
+    text += text.replace('"id": "', '"id": "copy-').replace('"intent": "', '"intent": "Copy: ')
     at.file_uploader(key="bp_upload").set_value(
         ("mine.jsonl", text.encode(), "application/jsonl")
     ).run()
     at.button(key="bp_import").click().run()
-    assert any("Imported 2 new blueprints (2 already stored)" in s for s in texts(at, "success"))
+    shown = texts(at, "success") + texts(at, "error") + texts(at, "warning")
+    assert any("Imported 2 new blueprints (2 already stored)" in s for s in shown), shown
     with stored(studio_db) as store:
         assert store.counts().blueprints == before + 2
 
@@ -168,5 +169,5 @@ def test_a_corpus_search_starts_a_prefilled_blueprint(studio_db: Path) -> None:
     assert not at.exception
     assert any(h.value == "New blueprint" for h in at.subheader)
     assert field(at, "text_input", ":pattern:pattern").value == "System.out.println"  # type: ignore[attr-defined]
-    assert list(at.data_editor[0].value["expected"]) == [True] * 4
+    assert list(at.data_editor[0].value["expected"]) == [True] * 5
     assert field(at, "text_input", ":language").value == "java"  # type: ignore[attr-defined]

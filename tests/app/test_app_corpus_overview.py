@@ -29,7 +29,7 @@ def test_a_search_lists_its_findings_and_marks_them_in_the_file(studio_db: Path)
     at.sidebar.selectbox(key="corpus").set_value("ledger").run()
     pattern_input(at).input("System.out.println").run()  # type: ignore[attr-defined]
     at.button(key="adhoc_run").click().run()
-    assert any(s.startswith("4 findings in 3 files") for s in texts(at, "success"))
+    assert any(s.startswith("5 findings in 4 files") for s in texts(at, "success"))
     table = at.dataframe[0].value
     assert list(table.columns) == ["path", "lines", "line"]
     assert "// TODO: System.out.println" in " ".join(table["line"])
@@ -94,7 +94,7 @@ def test_edits_to_two_fields_after_a_run_are_both_kept(studio_db: Path) -> None:
     at.sidebar.selectbox(key="corpus").set_value("ledger").run()
     pattern_input(at).input("System.out.println").run()  # type: ignore[attr-defined]
     at.button(key="adhoc_run").click().run()
-    assert any(s.startswith("4 findings in 3 files") for s in texts(at, "success"))
+    assert any(s.startswith("5 findings in 4 files") for s in texts(at, "success"))
     pattern_input(at).input("println").run()  # type: ignore[attr-defined]
     _field(at, "text_area", "globs").input("**/TransferService.java").run()  # type: ignore[attr-defined]
     _field(at, "checkbox", "fixed_strings").check().run()  # type: ignore[attr-defined]
