@@ -200,6 +200,13 @@ def ripgrep_findings(
         text = data.lines.text
         line_number = data.line_number
         offset = data.absolute_offset
+        if not data.submatches:
+            # PCRE2's \K can move a match's start before where rg looks for it in `lines`: rg then
+            # reports the lines as matching with no submatch (and prints them). The lines are the
+            # finding, as bare `rg -n` shows them.
+            raw = text.encode("utf-8") if text is not None else _b64(data.lines.bytes or "")
+            _rg_whole_lines(path, raw, line_number, offset, append)
+            continue
         # Fast path: an ASCII line without an inner newline, where bytes are characters.
         if (
             text is not None
@@ -219,6 +226,21 @@ def ripgrep_findings(
         raw = text.encode("utf-8") if text is not None else _b64(data.lines.bytes or "")
         _rg_general(path, raw, line_number, offset, data.submatches, append)
     return path
+
+
+def _rg_whole_lines(
+    path: str, raw: bytes, line_number: int, offset: int, append: Callable[[Finding], None]
+) -> None:
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    body = body[:-1] if body.endswith(b"\r") else body
+    text = body.decode("utf-8", "replace")
+    last = text.rsplit("\n", 1)[-1]
+    end_line = line_number + text.count("\n")
+    append(
+        Finding(
+            path, line_number, 1, end_line, len(last) + 1, offset, offset + len(body), text, None
+        )
+    )
 
 
 def _ast_grep_finding(m: _AgMatch, language: str | None) -> Finding:

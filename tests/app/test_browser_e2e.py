@@ -211,13 +211,18 @@ def test_first_start_gives_the_whole_loop_and_every_page_is_screenshotted(
         page.wait_for_selector(f"text={marker}")
         settle(page)
         if name == "corpus":
+            # The sidebar's corpus picker (it starts on the first corpus by name).
+            page.locator('[data-testid="stSidebar"]').get_by_role("combobox").click()
+            page.get_by_role("option", name="ledger", exact=True).click()
+            page.wait_for_selector("text=ledger ·")
+            settle(page)
             # A search with hits in code and in comments, and the file that has most of them.
             pattern = page.get_by_role("textbox", name="Pattern *")
             pattern.fill("System.out.println")
             pattern.press("Enter")
             settle(page)
             page.get_by_role("button", name="Run", exact=True).click()
-            page.wait_for_selector("text=4 findings")
+            page.wait_for_selector("text=5 findings")
             page.get_by_text("TransferService.java · 2 hits").click()
             page.wait_for_selector("text=Whole file, hits marked")
         assert "Traceback" not in _main_text(page)

@@ -37,7 +37,7 @@ ITEMS = 50
 
 
 def _team_store(db: Path) -> None:
-    """50 items that ran: the 44 seeds' reference calls and 6 mutations; 2 reviews per item."""
+    """50 items that ran: 44 seeds' reference calls and 6 mutations; 2 reviews per item."""
     with Store(db) as store:
         ingest.ensure_seeded(store)
         blueprints = studio.all_blueprints(store, BlueprintFilters(), limit=1000)
@@ -51,7 +51,7 @@ def _team_store(db: Path) -> None:
                     bp.reference_call,
                     True,
                 )
-                for bp in blueprints
+                for bp in blueprints[: ITEMS - 6]
             ]
         )
         ledger = [bp for bp in blueprints if bp.corpus == "ledger"]

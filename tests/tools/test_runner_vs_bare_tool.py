@@ -154,3 +154,26 @@ def test_ast_grep_findings_match_the_bare_ast_grep_json(corpus: Path, pattern: s
     assert expected
     got = _rows(corpus, {"pattern": pattern, "language": "python"}, "ast_grep_search")
     assert sorted(got) == expected
+
+
+def test_a_pcre2_keep_out_match_without_submatches_is_the_lines_bare_rg_prints(
+    tmp_path: Path,
+) -> None:
+    # With \K, rg can report a match whose submatch list is empty (it cannot place the match in
+    # `lines`) and still print the line: the runner must not drop it.
+    (tmp_path / "q.sql").write_text("users\nSELECT * FROM users;\n", encoding="utf-8")
+    pattern = r"users[\s\S]*?\KSELECT \*"
+    bare = subprocess.run(
+        [rg_path(), "-n", "-U", "-P", "-e", pattern], cwd=tmp_path, capture_output=True,
+        text=True, check=False, stdin=subprocess.DEVNULL,
+    ).stdout  # fmt: skip
+    assert bare.splitlines() == ["q.sql:2:SELECT * FROM users;"]
+    call = parse_tool_call(
+        {"name": "ripgrep_search",
+         "arguments": {"pattern": pattern, "pcre2": True, "multiline": True}}
+    )  # fmt: skip
+    (found,) = run_tool_call(call, tmp_path).findings
+    assert (found.path, found.start_line, found.end_line, found.text) == (
+        "q.sql", 2, 2, "SELECT * FROM users;"
+    )  # fmt: skip
+    assert (found.start_col, found.end_col, found.byte_start, found.byte_end) == (1, 21, 6, 26)

@@ -1,0 +1,3 @@
+from pipeline.features.registry import REGISTRY, feature
+
+__all__ = ["REGISTRY", "feature"]

@@ -1,0 +1,1 @@
+"""Scheduled tasks. Each module defines one or more `BaseTask` subclasses."""
