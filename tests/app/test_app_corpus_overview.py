@@ -49,6 +49,7 @@ def test_a_regex_that_does_not_compile_is_a_message(studio_db: Path) -> None:
 
 def test_raw_json_that_is_not_a_call_is_a_message_and_cannot_run(studio_db: Path) -> None:
     at = open_app(CORPUS)
+    at.sidebar.selectbox(key="corpus").set_value("ledger").run()
     at.segmented_control(key="adhoc:ledger:mode").set_value("JSON").run()
     editor = next(t for t in at.text_area if str(t.key).endswith(":json"))
     editor.input('{"name": "ripgrep_search", "arguments": {"pattern": "x", "flags": "-i"}}').run()

@@ -63,7 +63,8 @@ def test_the_sidebar_shows_store_corpus_engine_and_reviewer_on_every_page(studio
         at = open_app(page, reviewer="ann")
         sidebar = at.sidebar
         assert sidebar.text_input(key="reviewer").value == "ann"
-        assert sidebar.selectbox(key="corpus").value in {"ledger", "telemetry", "webshop"}
+        corpus = sidebar.selectbox(key="corpus")
+        assert corpus.value == corpus.options[0] and "webshop" in corpus.options
         captions = " ".join(str(c.value) for c in sidebar.caption)
         assert "Engine" in captions and str(studio_db) in captions
 
