@@ -16,7 +16,6 @@ generation must beat sequential by at least 5x at batch 64; the exit status says
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -43,10 +42,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    # Reserve a fixed KV cache on the CPU backend instead of a share of all memory (ignored on GPUs).
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
-    if args.tp == 2:
-        os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", "0|1")
     try:
         import vllm  # noqa: F401
     except ImportError:
@@ -106,9 +101,14 @@ def main(argv: list[str] | None = None) -> int:
         ]
         t_sequential = time.perf_counter() - t0
 
-        conversations = [build_messages(b.intent) for b in intents("bare")]
+        tool_format = engine.settings.format
+        conversations = [
+            build_messages(b.intent, template_tools=tool_format.template_tools)
+            for b in intents("bare")
+        ]
+        params = _sampling_params(args.n, sampling, tool_format, compact=True)
         t0 = time.perf_counter()
-        bare = engine._llm.chat(conversations, _sampling_params(args.n, sampling), use_tqdm=False)
+        bare = engine._llm.chat(conversations, params, use_tqdm=False, **engine.chat_arguments())
         t_bare = time.perf_counter() - t0
         engine.shutdown()
 

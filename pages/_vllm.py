@@ -66,6 +66,8 @@ def vllm_engine_status(settings: VllmSettings, *, load: bool) -> VllmEngine | No
                      "(tensor parallel size) and max model len.", icon=":material/error:")  # fmt: skip
             return None
         _set_vllm_status(settings, "ready")
+        for notice in engine.notices:
+            st.caption(notice)
         return engine
     if state == "loading":
         st.info("Loading this model (in another session)…", icon=":material/hourglass_top:")

@@ -14,10 +14,13 @@ from codesearch_core.engines import (
     DEFAULT_RULES,
     DEFAULT_SYSTEM,
     PRESETS,
+    SCHEMA_MODES,
+    TOOL_FORMATS,
     Engine,
     Example,
     MutationEngine,
     OpenAIEngine,
+    OpenAISchemaMode,
     OpenAISettings,
     PromptConfig,
     SamplingSettings,
@@ -28,6 +31,7 @@ from codesearch_core.engines import (
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Blueprint, ToolName
 from codesearch_core.store import BlueprintFilters, QueueFilters
+from codesearch_core.tools import OPENAI_TOOLS
 from codesearch_core.verify import VerifyProgress, verify_pending
 from pages import _shared, _vllm
 
@@ -114,6 +118,7 @@ n = 1
 sampling: SamplingSettings | None = None
 chunk_size = 32
 upload = None
+template_tools = False
 
 with st.container(border=True):
     if kind == "mutations":
@@ -130,34 +135,61 @@ with st.container(border=True):
             format_func=lambda k: "Other (a Hugging Face id or a local directory)" if k == "other"
             else f"{k} · {presets[k].params_b:g}B · {presets[k].context_tokens:,} tokens",
         )  # fmt: skip
+        preset = presets.get(preset_id)
         model = preset_id
-        if preset_id == "other":
+        if preset is None:
             model = m2.text_input("Model id or path", key="pe:vllm_model").strip()
         else:
-            m2.caption(presets[preset_id].notes)
+            m2.caption(preset.notes)
+        # Widgets keyed by preset: choosing a model brings back its own defaults (and your edits).
+        key = f"{preset_id}"
         v1, v2, v3, v4 = st.columns(4)
-        tp = int(v1.number_input("Tensor parallel", 1, 8, 2, key="pe:vllm_tp"))
-        max_len = int(v2.number_input("Max model len", 256, 1_048_576, 4096, step=1024,
-                                      key="pe:vllm_len"))  # fmt: skip
+        tp = int(v1.number_input("Tensor parallel", 1, 8, 2, key=f"pe:vllm_tp:{key}"))
+        max_len = int(v2.number_input(
+            "Max model len", 256, 1_048_576, preset.max_model_len if preset else 4096, step=1024,
+            key=f"pe:vllm_len:{key}"))  # fmt: skip
         gpu_util = float(v3.slider("GPU memory", 0.1, 1.0, 0.9, key="pe:vllm_gpu"))
         eager = v4.toggle("Eager (no CUDA graphs)", key="pe:vllm_eager")
+        f1, f2, f3, f4 = st.columns(4)
+        formats = list(TOOL_FORMATS)
+        tool_format = f1.selectbox(
+            "Tool format", formats, formats.index(preset.tool_format if preset else "hermes"),
+            key=f"pe:vllm_format:{key}", format_func=lambda f: TOOL_FORMATS[f].label,
+            help="The syntax the model's chat template teaches; the answer is read in it. json: "
+                 "the tools described in the system prompt, for models without a tool template.",
+        )  # fmt: skip
+        dtypes = ["auto", "bfloat16", "float16", "float32"]
+        dtype = f2.selectbox("dtype", dtypes, dtypes.index(preset.dtype if preset else "auto"),
+                             key=f"pe:vllm_dtype:{key}",
+                             help="auto: the dtype the weights are stored in")  # fmt: skip
+        kv_gib = float(f3.number_input(
+            "KV cache GiB (0: automatic)", 0.0, 1024.0, 0.0, step=1.0, key="pe:vllm_kv",
+            help="0: vLLM's memory fraction on a GPU, 2 GiB on a CPU"))  # fmt: skip
+        compact = f4.toggle("Compact JSON", True, key="pe:vllm_compact",
+                            help="No whitespace between JSON tokens: fewer tokens")  # fmt: skip
         s1, s2, s3, s4 = st.columns(4)
-        temperature = float(s1.slider("Temperature", 0.0, 2.0, 0.7, key="pe:t"))
-        top_p = float(s2.slider("Top p", 0.05, 1.0, 0.95, key="pe:top_p"))
+        temperature = float(s1.slider("Temperature", 0.0, 2.0, preset.temperature if preset
+                                      else 0.7, key=f"pe:t:{key}"))  # fmt: skip
+        top_p = float(s2.slider("Top p", 0.05, 1.0, preset.top_p if preset else 0.95,
+                                key=f"pe:top_p:{key}"))  # fmt: skip
         n = int(s3.number_input("Samples per blueprint (n)", 1, 16, 1, key="pe:n"))
         max_tokens = int(s4.number_input("Max tokens", 16, 4096, 512, key="pe:max_tokens"))
         sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens)
+        template_tools = TOOL_FORMATS[tool_format].template_tools
         chunk_size = 64
         if not _vllm.vllm_installed():
             st.warning("vLLM is not installed in this environment: `uv sync --extra vllm` on a "
                        "GPU machine, or use an OpenAI-compatible server.", icon=":material/memory:")  # fmt: skip
         elif model:
-            settings = _vllm.vllm_settings(
-                model=model, tensor_parallel_size=tp, max_model_len=max_len,
-                gpu_memory_utilization=gpu_util, enforce_eager=eager,
-            )  # fmt: skip
-            engine = _vllm.vllm_engine_status(settings, load=st.button(
-                "Load the model", icon=":material/memory:", key="pe:vllm_load"))  # fmt: skip
+            with _shared.shown_errors():
+                settings = _vllm.vllm_settings(
+                    model=model, tensor_parallel_size=tp, max_model_len=max_len,
+                    gpu_memory_utilization=gpu_util, enforce_eager=eager, dtype=dtype,
+                    tool_format=tool_format, compact_json=compact, kv_cache_gib=kv_gib or None,
+                    chat_template_kwargs=preset.chat_template_kwargs if preset else (),
+                )  # fmt: skip
+                engine = _vllm.vllm_engine_status(settings, load=st.button(
+                    "Load the model", icon=":material/memory:", key="pe:vllm_load"))  # fmt: skip
     elif kind == "openai":
         o1, o2 = st.columns([3, 2])
         urls = o1.text_area("Base URLs (one per line)", "http://127.0.0.1:8000/v1",
@@ -165,6 +197,22 @@ with st.container(border=True):
         model = o2.text_input("Model", key="pe:oa_model", placeholder="as the server names it")
         api_key = o2.text_input("API key", type="password", key="pe:oa_key",
                                 placeholder="optional")  # fmt: skip
+        q1, q2 = st.columns(2)
+        schema_mode_oa = q1.selectbox(
+            "How the server is asked", SCHEMA_MODES, key="pe:oa_mode",
+            format_func=lambda m: {
+                "tools": "tools · tool_choice required (any server)",
+                "tools_compact": "tools · compact JSON between the markers (vLLM)",
+                "response_format": "json · response_format schema",
+                "structured_outputs": "json · vLLM structured_outputs",
+                "none": "json · no schema",
+            }[m],
+            help="tools: start vLLM with --enable-auto-tool-choice --tool-call-parser <format>",
+        )  # fmt: skip
+        formats = list(TOOL_FORMATS)
+        oa_format = q2.selectbox("Tool format", formats, 0, key="pe:oa_format",
+                                 format_func=lambda f: TOOL_FORMATS[f].label)  # fmt: skip
+        template_tools = schema_mode_oa in ("tools", "tools_compact")
         s1, s2, s3, s4 = st.columns(4)
         temperature = float(s1.slider("Temperature", 0.0, 2.0, 0.7, key="pe:oa_t"))
         top_p = float(s2.slider("Top p", 0.05, 1.0, 0.95, key="pe:oa_top_p"))
@@ -177,7 +225,9 @@ with st.container(border=True):
             if model.strip():
                 engine = OpenAIEngine(
                     OpenAISettings(base_urls=base_urls, model=model.strip(),
-                                   api_key=api_key or None, max_concurrency=concurrency)
+                                   api_key=api_key or None, max_concurrency=concurrency,
+                                   schema_mode=cast(OpenAISchemaMode, schema_mode_oa),
+                                   tool_format=oa_format)
                 )  # fmt: skip
             else:
                 st.caption(":red[Give the model name the server serves.]")
@@ -200,7 +250,8 @@ if kind in ("vllm", "openai"):
         with_rules = p1.toggle("Rules on choosing and writing the call", True, key="pp:rules")
         schema_mode = p2.segmented_control(
             "Tool schema in the prompt", ["compact", "full", "none"], default="compact",
-            key="pp:schema", required=True,
+            key="pp:schema", required=True, disabled=template_tools,
+            help="Only for the json format: a tool template shows the model the tools itself.",
         )  # fmt: skip
         shots = int(p3.number_input("Few-shot examples (accepted items)", 0, 8, 0, key="pp:shots"))
         prompt_config = PromptConfig(
@@ -212,8 +263,13 @@ if kind in ("vllm", "openai"):
             st.caption(f"Only {len(examples)} accepted items to draw examples from.")
         if blueprints:
             st.caption(f"The prompt for `{blueprints[0].id}`:")
-            messages = build_messages(blueprints[0].intent, prompt_config, examples)
+            messages = build_messages(blueprints[0].intent, prompt_config, examples,
+                                      template_tools=template_tools)  # fmt: skip
             st.code(messages_to_text(messages), language="text", wrap_lines=True, height=240)
+            if template_tools:
+                st.caption(f"The {len(OPENAI_TOOLS)} tools (the same `tools` list the exports "
+                           "write) go to the model's chat template, which renders them with "
+                           "these messages in the model's own format.")  # fmt: skip
 
 if engine is not None:
     _shared.set_active_engine(kind or "mutations", f"{KINDS[kind or 'mutations']} · {engine.model}")

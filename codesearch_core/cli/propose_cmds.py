@@ -17,16 +17,20 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, Final, TextIO, TypeVar
 
 from codesearch_core import config
 from codesearch_core.corpora import load_seed_blueprints, read_blueprints_jsonl
 from codesearch_core.engines import (
     DEFAULT_PRESET,
+    DEFAULT_TOOL_FORMAT,
     MAX_N,
     PRESETS,
+    SCHEMA_MODES,
+    TOOL_FORMATS,
     Engine,
     ImportEngine,
+    ModelPreset,
     MutationEngine,
     OpenAIEngine,
     OpenAISettings,
@@ -73,26 +77,56 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--model", help=f"{model_help}); default {DEFAULT_PRESET.hf_id}")
 
-    sampling = p.add_argument_group("sampling (vllm, openai)")
+    sampling = p.add_argument_group("sampling (vllm, openai; default: the preset's, else these)")
     defaults = SamplingSettings()
-    sampling.add_argument("--temperature", type=float, default=defaults.temperature)
-    sampling.add_argument("--top-p", type=float, default=defaults.top_p)
+    sampling.add_argument("--temperature", type=float, help=f"default {defaults.temperature}")
+    sampling.add_argument("--top-p", type=float, help=f"default {defaults.top_p}")
     sampling.add_argument("--max-tokens", type=int, default=defaults.max_tokens)
     sampling.add_argument("--seed", type=int, default=None)
+    sampling.add_argument(
+        "--tool-format",
+        choices=tuple(TOOL_FORMATS),
+        help=(
+            "the model's tool-call syntax: tools go through its chat template and the answer is "
+            "read in that syntax (default: the preset's, else hermes); json: the tools described "
+            "in the system prompt, for models without a tool template"
+        ),
+    )
     sampling.add_argument(
         "--prompt-schema",
         choices=("compact", "full", "none"),
         default="compact",
-        help="how the prompt shows the tool schema (default compact)",
+        help="--tool-format json only: how the prompt shows the tool schema (default compact)",
     )
 
     vllm = p.add_argument_group("vllm")
     vllm.add_argument("--tp", type=int, default=2, help="tensor_parallel_size (default 2)")
     vllm.add_argument("--pp", type=int, default=1, help="pipeline_parallel_size (default 1)")
-    vllm.add_argument("--max-model-len", type=int, default=4096)
+    vllm.add_argument("--max-model-len", type=int, help="default: the preset's, else 4096")
     vllm.add_argument("--gpu-memory-utilization", type=float, default=0.9)
-    vllm.add_argument("--dtype", default="auto")
+    vllm.add_argument(
+        "--dtype",
+        help="default: the preset's, else auto (the dtype the weights are stored in)",
+    )
     vllm.add_argument("--enforce-eager", action="store_true")
+    vllm.add_argument(
+        "--batch-size", type=int, default=256, help="blueprints per LLM.chat call (default 256)"
+    )
+    vllm.add_argument(
+        "--compact-json",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="no whitespace between JSON tokens (default on)",
+    )
+    vllm.add_argument("--grammar-backend", choices=("auto", "xgrammar", "guidance"), default="auto")
+    vllm.add_argument(
+        "--kv-cache-gib",
+        type=float,
+        help="KV cache size (default: vLLM's memory fraction on a GPU, 2 GiB on a CPU)",
+    )
+    vllm.add_argument(
+        "--chat-template", metavar="FILE", help="a chat template instead of the model's"
+    )
 
     openai = p.add_argument_group("openai")
     openai.add_argument(
@@ -104,9 +138,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     openai.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
     openai.add_argument(
         "--schema-mode",
-        choices=("response_format", "structured_outputs", "none"),
-        default="response_format",
-        help="how the server is told the schema (structured_outputs: vLLM's own field)",
+        choices=SCHEMA_MODES,
+        default="tools",
+        help=(
+            "tools (default): OpenAI tools + tool_choice required, strict; tools_compact (vLLM "
+            "servers): tools + a structural tag for compact JSON; response_format / "
+            "structured_outputs / none: the json fallback, schema on the whole answer"
+        ),
     )
     openai.add_argument("--max-concurrency", type=int, default=8)
     openai.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
@@ -132,8 +170,15 @@ def run_propose(args: argparse.Namespace) -> int:
         raise EngineError(f"--n must be at most {MAX_N} (samples per blueprint), got {args.n}")
     blueprints = _select(load_blueprints(args.blueprints, args.db), args.ids)
     engine = _build_engine(args)
+    for notice in getattr(engine, "notices", ()):
+        print(f"note: {notice}", file=sys.stderr)
+    preset = _preset(args)
+    defaults = SamplingSettings()
     settings = SamplingSettings(
-        temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed
+        temperature=_first(args.temperature, preset and preset.temperature, defaults.temperature),
+        top_p=_first(args.top_p, preset and preset.top_p, defaults.top_p),
+        max_tokens=args.max_tokens,
+        seed=args.seed,
     )
     prompt = PromptConfig(schema=args.prompt_schema)
     sink = _open_sink(args, blueprints)
@@ -208,13 +253,35 @@ def _select(blueprints: list[Blueprint], ids: Sequence[str] | None) -> list[Blue
     return [by_id[i] for i in dict.fromkeys(ids)]
 
 
-def _model(args: argparse.Namespace) -> str:
+def _preset(args: argparse.Namespace) -> ModelPreset | None:
+    """The preset `--model` names (no --model: the default preset), or None for any other model."""
     if not args.model:
-        return DEFAULT_PRESET.hf_id
+        return DEFAULT_PRESET
     try:
-        return get_preset(args.model).hf_id
+        return get_preset(args.model)
     except EngineError:
-        return str(args.model)
+        return None
+
+
+def _model(args: argparse.Namespace) -> str:
+    preset = _preset(args)
+    return preset.hf_id if preset else str(args.model)
+
+
+_T = TypeVar("_T")
+
+
+def _first(*values: _T | None) -> _T:
+    """The first value that is set: a flag, then the preset's, then the default."""
+    for value in values:
+        if value is not None:
+            return value
+    raise ValueError("no value set")
+
+
+def _tool_format(args: argparse.Namespace) -> str:
+    preset = _preset(args)
+    return str(_first(args.tool_format, preset and preset.tool_format, DEFAULT_TOOL_FORMAT))
 
 
 def _build_engine(args: argparse.Namespace) -> Engine:
@@ -233,21 +300,31 @@ def _build_engine(args: argparse.Namespace) -> Engine:
                 model=_model(args),
                 api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
                 schema_mode=args.schema_mode,
+                tool_format=_tool_format(args),
                 max_concurrency=args.max_concurrency,
                 timeout_s=args.timeout,
             )
         )
     from codesearch_core.engines import VllmSettings, get_vllm_engine
 
+    preset = _preset(args)
     return get_vllm_engine(
         VllmSettings(
             model=_model(args),
             tensor_parallel_size=args.tp,
             pipeline_parallel_size=args.pp,
-            max_model_len=args.max_model_len,
+            max_model_len=_first(args.max_model_len, preset and preset.max_model_len, 4096),
             gpu_memory_utilization=args.gpu_memory_utilization,
-            dtype=args.dtype,
+            dtype=_first(args.dtype, preset and preset.dtype, "auto"),
             enforce_eager=args.enforce_eager,
+            batch_size=args.batch_size,
+            compact_json=args.compact_json,
+            grammar_backend=args.grammar_backend,
+            tool_format=_tool_format(args),
+            chat_template=args.chat_template,
+            chat_template_kwargs=preset.chat_template_kwargs if preset else (),
+            kv_cache_gib=args.kv_cache_gib,
+            seed=args.seed or 0,
         )
     )
 

@@ -17,8 +17,9 @@ from codesearch_core.engines.import_engine import ImportEngine
 from codesearch_core.engines.mutations import ENGINE_NAME as MUTATIONS_ENGINE
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.engines.openai_engine import ENGINE_NAME as OPENAI_ENGINE
-from codesearch_core.engines.openai_engine import OpenAIEngine, OpenAISettings
-from codesearch_core.engines.presets import DEFAULT_PRESET, PRESETS, get_preset
+from codesearch_core.engines.openai_engine import SCHEMA_MODES, OpenAIEngine, OpenAISettings
+from codesearch_core.engines.openai_engine import SchemaMode as OpenAISchemaMode
+from codesearch_core.engines.presets import DEFAULT_PRESET, PRESETS, ModelPreset, get_preset
 from codesearch_core.engines.prompt import (
     DEFAULT_RULES,
     DEFAULT_SYSTEM,
@@ -28,6 +29,12 @@ from codesearch_core.engines.prompt import (
     build_messages,
     messages_to_text,
 )
+from codesearch_core.engines.tool_format import (
+    DEFAULT_TOOL_FORMAT,
+    TOOL_FORMATS,
+    ToolFormat,
+    get_tool_format,
+)
 from codesearch_core.engines.vllm_engine import ENGINE_NAME as VLLM_ENGINE
 from codesearch_core.engines.vllm_engine import VllmEngine, VllmSettings, get_vllm_engine
 
@@ -35,26 +42,33 @@ __all__ = [
     "DEFAULT_PRESET",
     "DEFAULT_RULES",
     "DEFAULT_SYSTEM",
+    "DEFAULT_TOOL_FORMAT",
     "IMPORT_ENGINE",
     "MAX_N",
     "MUTATIONS_ENGINE",
     "OPENAI_ENGINE",
     "PRESETS",
+    "SCHEMA_MODES",
+    "TOOL_FORMATS",
     "VLLM_ENGINE",
     "Engine",
     "Example",
     "ImportEngine",
+    "ModelPreset",
     "MutationEngine",
     "OpenAIEngine",
+    "OpenAISchemaMode",
     "OpenAISettings",
     "ProgressFn",
     "PromptConfig",
     "SamplingSettings",
     "SchemaMode",
+    "ToolFormat",
     "VllmEngine",
     "VllmSettings",
     "build_messages",
     "get_preset",
+    "get_tool_format",
     "get_vllm_engine",
     "messages_to_text",
     "proposal_to_json",

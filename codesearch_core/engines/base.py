@@ -14,6 +14,7 @@ from typing import Any, Final, Protocol
 
 from codesearch_core.engines.prompt import Example, PromptConfig
 from codesearch_core.engines.repair import parse_model_output, validate_and_repair
+from codesearch_core.engines.tool_format import ToolFormat
 from codesearch_core.errors import EngineError
 from codesearch_core.models import Blueprint, Proposal
 
@@ -109,9 +110,17 @@ def proposal_from_text(
     latency_s: float = 0.0,
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
+    tool_format: ToolFormat | None = None,
 ) -> Proposal:
-    """Parse and repair what a model wrote; a failure keeps the raw text and says precisely why."""
-    parsed = parse_model_output(raw_text, finish_reason)
+    """Parse and repair what a model wrote; a failure keeps the raw text and says precisely why.
+
+    `tool_format`: the model's tool-call syntax, whose markers and shape are read first (None: a
+    bare JSON call, as the `json` format and imported files have it).
+    """
+    if tool_format is not None:
+        parsed = tool_format.parse(raw_text, finish_reason)
+    else:
+        parsed = parse_model_output(raw_text, finish_reason)
     call, repairs, error = None, parsed.repairs, parsed.error
     if not error:
         result = validate_and_repair(parsed.value)

@@ -7,9 +7,16 @@ no retry can fix — a server that is not running, a wrong key, an unknown model
 `EngineError` that says what to do; a request that keeps failing for its own reasons becomes an
 invalid proposal that records why, so one bad request never loses the others.
 
-For compact JSON from `vllm serve` (no whitespace between tokens, fewer tokens wasted), start it
-with `--structured-outputs-config '{"backend": "guidance", "disable_any_whitespace": true}'`:
-vLLM ignores that flag per request.
+How the model is asked (`schema_mode`):
+- `tools` (the default): the OpenAI `tools` list the exports write, with `tool_choice="required"`
+  and every tool `strict`, so the server renders them through the model's chat template, holds the
+  arguments to their schema, and its tool parser (`vllm serve --enable-auto-tool-choice
+  --tool-call-parser hermes`) returns `tool_calls`. Any OpenAI-compatible server takes this.
+- `tools_compact` (vLLM servers): the same tools with `tool_choice="auto"` and a structural tag
+  that holds the answer to the model's own markers with compact JSON (no whitespace between
+  tokens: fewer tokens, no runs of control characters from weak models) between them.
+- `response_format`, `structured_outputs`, `none`: the `json` fallback for models without a tool
+  template: tools described in the system prompt, a JSON-schema constraint on the whole answer.
 
 Token counts come from the answer's `usage`, which totals all `n` choices of a request: each
 proposal gets `prompt_tokens`, but `completion_tokens` only when `n == 1`; with `n > 1` it is None
@@ -22,6 +29,7 @@ proposal with the reason, as is anything unforeseen while reading it.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import random
@@ -48,12 +56,20 @@ from codesearch_core.engines.prompt import (
     build_messages,
     messages_to_json,
 )
+from codesearch_core.engines.tool_format import DEFAULT_TOOL_FORMAT, get_tool_format
 from codesearch_core.errors import EngineError
 from codesearch_core.models import Blueprint, Proposal
-from codesearch_core.tools import TOOL_CALL_SCHEMA
+from codesearch_core.tools import OPENAI_TOOLS, TOOL_CALL_SCHEMA
 
 ENGINE_NAME: Final = "openai"
-SchemaMode = Literal["response_format", "structured_outputs", "none"]
+SchemaMode = Literal["tools", "tools_compact", "response_format", "structured_outputs", "none"]
+SCHEMA_MODES: Final[tuple[str, ...]] = (
+    "tools",
+    "tools_compact",
+    "response_format",
+    "structured_outputs",
+    "none",
+)
 
 _RETRY_STATUS: Final = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 #: Status codes that say the set-up is wrong: every other request would fail the same way.
@@ -71,7 +87,9 @@ class OpenAISettings:
     base_urls: tuple[str, ...]
     model: str
     api_key: str | None = None
-    schema_mode: SchemaMode = "response_format"
+    schema_mode: SchemaMode = "tools"
+    #: The model's tool-call syntax: what a server without a tool parser sends back as text.
+    tool_format: str = DEFAULT_TOOL_FORMAT
     max_concurrency: int = 8
     timeout_s: float = 120.0
     max_attempts: int = 5
@@ -91,6 +109,16 @@ class OpenAISettings:
                 raise EngineError(f"base URL {url!r} is not a valid URL: {err}") from None
         if not self.model:
             raise EngineError("give the model name the server serves (--model)")
+        if self.schema_mode not in SCHEMA_MODES:
+            raise EngineError(
+                f"schema_mode must be one of {', '.join(SCHEMA_MODES)}, got {self.schema_mode!r}"
+            )
+        tool_format = get_tool_format(self.tool_format)
+        if self.schema_mode == "tools_compact" and not tool_format.begin:
+            raise EngineError(
+                f"tools_compact needs a tool format with markers (hermes, mistral), not "
+                f"{tool_format.name}: use schema_mode tools"
+            )
         if self.max_concurrency < 1 or self.max_attempts < 1:
             raise EngineError("max_concurrency and max_attempts must be at least 1")
         if self.timeout_s <= 0:
@@ -120,6 +148,10 @@ class OpenAIEngine:
     @property
     def model(self) -> str:
         return self.settings.model
+
+    @property
+    def uses_tools(self) -> bool:
+        return self.settings.schema_mode in ("tools", "tools_compact")
 
     def propose(
         self,
@@ -157,7 +189,9 @@ class OpenAIEngine:
                         if item is None:
                             break
                         index, blueprint = item
-                        messages = build_messages(blueprint.intent, prompt, examples)
+                        messages = build_messages(
+                            blueprint.intent, prompt, examples, template_tools=self.uses_tools
+                        )
                         future = pool.submit(
                             self._propose_one, client, blueprint, messages, n, sampling
                         )
@@ -186,6 +220,8 @@ class OpenAIEngine:
     ) -> list[Proposal]:
         record = sampling.to_dict(n)
         record["schema_mode"] = self.settings.schema_mode
+        if self.uses_tools:
+            record["tool_format"] = self.settings.tool_format
         prompt_json = messages_to_json(messages)
         try:
             body, latency = self._post(client, self._request_body(messages, n, sampling))
@@ -226,12 +262,14 @@ class OpenAIEngine:
         # `usage` totals all choices; it is exact for one proposal only when there is one choice.
         completion_tokens = _int_or_none(usage.get("completion_tokens")) if n == 1 else None
         proposals = []
+        tool_format = get_tool_format(self.settings.tool_format) if self.uses_tools else None
         for choice in body["choices"]:
             finish = choice.get("finish_reason") if isinstance(choice, Mapping) else None
+            text, parsed_by_server = _choice_text(choice)
             proposals.append(
                 proposal_from_text(
                     blueprint.id,
-                    _choice_text(choice),
+                    text,
                     engine=ENGINE_NAME,
                     model=self.model,
                     finish_reason=finish if isinstance(finish, str) else None,
@@ -240,6 +278,8 @@ class OpenAIEngine:
                     latency_s=latency,
                     prompt_tokens=prompt_tokens,
                     completion_tokens=completion_tokens,
+                    # The server's tool parser already took the markers off; its text has none.
+                    tool_format=None if parsed_by_server else tool_format,
                 )
             )
         return proposals
@@ -257,7 +297,19 @@ class OpenAIEngine:
         }
         if sampling.seed is not None:
             body["seed"] = sampling.seed
-        if self.settings.schema_mode == "response_format":
+        mode = self.settings.schema_mode
+        if mode in ("tools", "tools_compact"):
+            strict = mode == "tools"
+            body["tools"] = [
+                {**tool, "function": {**tool["function"], "strict": True}} if strict else tool
+                for tool in OPENAI_TOOLS
+            ]
+            body["tool_choice"] = "required" if strict else "auto"
+            body["parallel_tool_calls"] = False
+            if mode == "tools_compact":
+                tool_format = get_tool_format(self.settings.tool_format)
+                body["structured_outputs"] = tool_format.structured_outputs(compact=True)
+        elif self.settings.schema_mode == "response_format":
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "tool_call", "schema": TOOL_CALL_SCHEMA, "strict": True},
@@ -349,18 +401,32 @@ def _decode(response: httpx.Response) -> dict[str, Any] | str:
     return body
 
 
-def _choice_text(choice: Any) -> str:
-    """The text of one choice; a server with tool calling on answers in `tool_calls` instead."""
+def _choice_text(choice: Any) -> tuple[str, bool]:
+    """The call one choice holds, as text, and whether the server's tool parser read it.
+
+    A server's parser answers in `tool_calls`, with `arguments` as a JSON string (the API's
+    form, not a model's mistake): it is decoded here so the stored text is the call itself. A
+    server whose parser could not read the model's text (no parser, or output it rejects)
+    answers with the text in `content`, which the model's tool format then reads.
+    """
     message = choice.get("message") if isinstance(choice, Mapping) else None
     if not isinstance(message, Mapping):
-        return ""
-    content = message.get("content")
-    if isinstance(content, str) and content.strip():
-        return content
+        return "", False
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
-        return json.dumps(tool_calls[0], ensure_ascii=False)
-    return content if isinstance(content, str) else ""
+        first = tool_calls[0]
+        function = first.get("function") if isinstance(first, Mapping) else None
+        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+            arguments = function.get("arguments")
+            if isinstance(arguments, str):
+                # Undecodable: kept as the string, and the repair step says what is wrong with it.
+                with contextlib.suppress(ValueError, RecursionError):
+                    arguments = json.loads(arguments, strict=False)
+            call = {"name": function["name"], "arguments": arguments}
+            return json.dumps(call, ensure_ascii=False), True
+        return json.dumps(first, ensure_ascii=False), True
+    content = message.get("content")
+    return (content if isinstance(content, str) else ""), False
 
 
 def _server_message(response: httpx.Response) -> str:

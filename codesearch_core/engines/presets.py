@@ -1,10 +1,16 @@
 """Model presets for the app and the CLI: published facts, plus arithmetic that says how it was done.
 
 The facts (parameter counts, layers, attention heads, context lengths) are copied from each model's
-card on Hugging Face, linked in `source`. Nothing here is a benchmark: how many GPUs a model needs is
-*derived* (`min_tensor_parallel`) from the size of its bf16 weights and the GPU's memory, and vLLM's
-rule that the tensor-parallel size divides the number of attention heads. Treat it as a starting
-point; the KV cache for long contexts needs more.
+card on Hugging Face, linked in `source`, and so is how each model calls tools: its tool format
+(`tool_format.py`: the syntax its chat template teaches, and the vLLM `--tool-call-parser` that
+reads it) and the chat-template switches it needs (Qwen3's thinking mode off: a search call needs
+no reasoning trace, and `<think>` would sit where the grammar wants the call).
+
+Nothing here is a benchmark: how many GPUs a model needs is *derived* (`min_tensor_parallel`) from
+the size of its bf16 weights and the GPU's memory, and vLLM's rule that the tensor-parallel size
+divides the number of attention heads. Treat it as a starting point; the KV cache for long
+contexts needs more. `max_model_len` is what a code-search prompt needs (tools, a few examples, an
+intent and a call fit in 8k), not the model's limit: a shorter context leaves memory for batches.
 """
 
 from __future__ import annotations
@@ -35,6 +41,16 @@ class ModelPreset:
     source: str
     active_params_b: float | None = None
     notes: str = ""
+    tool_format: str = "hermes"
+    chat_template_kwargs: tuple[tuple[str, object], ...] = ()
+    max_model_len: int = 8192
+    dtype: str = "bfloat16"
+    temperature: float = 0.7
+    top_p: float = 0.8
+
+    @property
+    def chat_template_options(self) -> dict[str, object]:
+        return dict(self.chat_template_kwargs)
 
     @property
     def weights_gib(self) -> float:
@@ -91,6 +107,64 @@ PRESETS: Final[tuple[ModelPreset, ...]] = (
         max_context_tokens=1_048_576,
         source="https://huggingface.co/Qwen/Qwen3-Coder-30B-A3B-Instruct",
         notes="mixture of experts: 128 experts, 8 active; non-thinking only; 1M context with YaRN",
+    ),
+    ModelPreset(
+        key="qwen3-8b",
+        hf_id="Qwen/Qwen3-8B",
+        params_b=8.2,
+        layers=36,
+        attention_heads=32,
+        kv_heads=8,
+        context_tokens=32_768,
+        max_context_tokens=131_072,
+        source="https://huggingface.co/Qwen/Qwen3-8B",
+        notes="thinking turned off (enable_thinking=False); the card's non-thinking sampling",
+        chat_template_kwargs=(("enable_thinking", False),),
+    ),
+    ModelPreset(
+        key="llama-3.1-8b",
+        hf_id="meta-llama/Llama-3.1-8B-Instruct",
+        params_b=8.03,
+        layers=32,
+        attention_heads=32,
+        kv_heads=8,
+        context_tokens=131_072,
+        max_context_tokens=131_072,
+        source="https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct",
+        notes='its template asks for {"name", "parameters"} JSON (vLLM parser llama3_json)',
+        tool_format="llama3_json",
+        temperature=0.6,
+        top_p=0.9,
+    ),
+    ModelPreset(
+        key="xlam-2-8b",
+        hf_id="Salesforce/Llama-xLAM-2-8b-fc-r",
+        params_b=8.03,
+        layers=32,
+        attention_heads=32,
+        kv_heads=8,
+        context_tokens=32_768,
+        max_context_tokens=131_072,
+        source="https://huggingface.co/Salesforce/Llama-xLAM-2-8b-fc-r",
+        notes=(
+            "answers with a JSON list of calls (vLLM parser xlam); Llama 3.1 8B underneath, "
+            "whose sampling defaults it keeps"
+        ),
+        tool_format="xlam",
+        temperature=0.6,
+        top_p=0.9,
+    ),
+    ModelPreset(
+        key="qwen2.5-coder-0.5b",
+        hf_id="Qwen/Qwen2.5-Coder-0.5B-Instruct",
+        params_b=0.49,
+        layers=24,
+        attention_heads=14,
+        kv_heads=2,
+        context_tokens=32_768,
+        max_context_tokens=32_768,
+        source="https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct",
+        notes="small enough for a CPU machine (about 1 GB of bf16 weights); tp 1 or 2",
     ),
 )
 

@@ -1,8 +1,14 @@
-"""The one prompt every model engine uses: rules for choosing a tool, the schema, examples, the intent.
+"""The one prompt every model engine uses: rules for choosing a tool, examples, the intent.
 
 The messages are plain OpenAI-style chat messages, so the same prompt goes to `LLM.chat` and to an
-OpenAI-compatible server. The prompt a proposal was made with is stored beside it as JSON
-(`messages_to_json`); `messages_to_text` renders it for people.
+OpenAI-compatible server. How the tools reach the model depends on its tool format
+(`tool_format.py`): a tool-calling model gets them through its chat template (`tools=` with
+`OPENAI_TOOLS`) and sees few-shot examples as earlier assistant turns with `tool_calls` and their
+tool results, exactly as it was trained; the `json` fallback, for models without a tool template,
+describes the tools in the system message and shows examples as bare JSON answers.
+
+The prompt a proposal was made with is stored beside it as JSON (`messages_to_json`);
+`messages_to_text` renders it for people.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from codesearch_core.models import ToolCall, ToolName
 from codesearch_core.tools import (
@@ -20,7 +26,7 @@ from codesearch_core.tools import (
     arguments_schema,
 )
 
-Message = dict[str, str]
+Message = dict[str, Any]
 SchemaMode = Literal["compact", "full", "none"]
 
 #: Why each rule is here: these are the mistakes the mutation engine imitates.
@@ -38,7 +44,10 @@ DEFAULT_RULES: Final[tuple[str, ...]] = (
     "ast_grep_search needs one of ast-grep's language names: "
     + ", ".join(AST_GREP_LANGUAGES)
     + ".",
-    'Answer with exactly one JSON object {"name": ..., "arguments": {...}} and nothing else.',
+)
+#: Only for the `json` fallback: a tool-calling model's template says how to answer.
+JSON_ANSWER_RULE: Final = (
+    'Answer with exactly one JSON object {"name": ..., "arguments": {...}} and nothing else.'
 )
 
 DEFAULT_SYSTEM: Final = "You turn a code-search request into exactly one tool call."
@@ -60,23 +69,62 @@ class Example:
 
     intent: str
     call: ToolCall
+    #: What the tool returned, as the tool turn shows it (template formats only).
+    result: str = ""
 
 
 def build_messages(
-    intent: str, config: PromptConfig | None = None, examples: Sequence[Example] = ()
+    intent: str,
+    config: PromptConfig | None = None,
+    examples: Sequence[Example] = (),
+    *,
+    template_tools: bool = False,
 ) -> list[Message]:
-    """The chat messages for one intent: system (rules + schema), example turns, then the intent."""
+    """The chat messages for one intent: system, example turns, then the intent.
+
+    `template_tools=False` (the `json` fallback): the system message also holds the answer rule
+    and the tool schema, and examples are bare JSON answers. `template_tools=True`: the tools go
+    to the chat template separately, and examples are `tool_calls` turns with their results.
+    """
     config = config or PromptConfig()
     parts = [config.system.strip()]
-    if config.rules:
-        parts.append("Rules:\n" + "\n".join(f"- {rule}" for rule in config.rules))
-    schema_text = _schema_text(config.schema)
+    rules = list(config.rules)
+    if not template_tools and rules:
+        rules.append(JSON_ANSWER_RULE)
+    if rules:
+        parts.append("Rules:\n" + "\n".join(f"- {rule}" for rule in rules))
+    schema_text = "" if template_tools else _schema_text(config.schema)
     if schema_text:
         parts.append(schema_text)
     messages: list[Message] = [{"role": "system", "content": "\n\n".join(p for p in parts if p)}]
-    for example in list(examples)[: max(config.max_examples, 0)]:
+    for number, example in enumerate(list(examples)[: max(config.max_examples, 0)], 1):
         messages.append({"role": "user", "content": example.intent})
-        messages.append({"role": "assistant", "content": example.call.to_json()})
+        if not template_tools:
+            messages.append({"role": "assistant", "content": example.call.to_json()})
+            continue
+        call_id = f"call_{number}"
+        call = example.call.to_dict()
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        # A JSON string, as the OpenAI API wants; vLLM decodes it to the dict
+                        # Hugging Face templates expect before rendering.
+                        "function": {
+                            "name": call["name"],
+                            "arguments": json.dumps(call["arguments"], ensure_ascii=False),
+                        },
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {"role": "tool", "tool_call_id": call_id, "content": example.result or "(done)"}
+        )
     messages.append({"role": "user", "content": intent})
     return messages
 
@@ -87,8 +135,15 @@ def messages_to_json(messages: Sequence[Message]) -> str:
 
 
 def messages_to_text(messages: Sequence[Message]) -> str:
-    """A readable rendering: each message under its role."""
-    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+    """A readable rendering: each message under its role, tool calls as their JSON."""
+    blocks = []
+    for message in messages:
+        text = str(message.get("content") or "")
+        for call in message.get("tool_calls") or ():
+            function = call.get("function", {})
+            text += f"\ntool call {function.get('name')}: {function.get('arguments')}"
+        blocks.append(f"[{message['role']}]\n{text.strip()}")
+    return "\n\n".join(blocks)
 
 
 def _schema_text(mode: SchemaMode) -> str:

@@ -7,12 +7,21 @@ script that builds an engine must do it under `if __name__ == "__main__":`.
 
 One engine per process: a model takes most of the GPU, so `get_vllm_engine` caches one engine and,
 asked for other settings, shuts the old one down and frees its memory before building the new one.
+
+The model is asked in its own tool format (`tool_format.py`): the tools go through its chat
+template (`LLM.chat(..., tools=OPENAI_TOOLS)`), and a structural tag holds the answer to the
+format's markers with the tool-call schema between them.
+
+It starts right on a machine without a GPU, and a failed start says its real cause
+(`vllm_platform.py`).
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import inspect
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -34,11 +43,21 @@ from codesearch_core.engines.prompt import (
     build_messages,
     messages_to_json,
 )
+from codesearch_core.engines.tool_format import DEFAULT_TOOL_FORMAT, ToolFormat, get_tool_format
+from codesearch_core.engines.vllm_platform import (
+    StderrTail,
+    load_error_message,
+    platform_defaults,
+    stored_dtype,
+)
 from codesearch_core.errors import EngineError
 from codesearch_core.models import Blueprint, Proposal
-from codesearch_core.tools import TOOL_CALL_SCHEMA
+from codesearch_core.tools import OPENAI_TOOLS
 
 ENGINE_NAME: Final = "vllm"
+#: How long a clean shutdown may take before vLLM force-kills the engine process (its own
+#: default, 5 s, is too short for tp=2 on a busy CPU and leaves shared memory behind).
+SHUTDOWN_TIMEOUT_S: Final = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +85,12 @@ class VllmSettings:
     batch_size: int = 256
     compact_json: bool = True
     grammar_backend: str = "auto"
+    tool_format: str = DEFAULT_TOOL_FORMAT
+    #: A chat template (file path or template text) instead of the model's own.
+    chat_template: str | None = None
+    chat_template_kwargs: tuple[tuple[str, Any], ...] = field(default=())
+    #: KV cache size; None: vLLM's memory fraction on a GPU, CPU_KV_CACHE_GIB on a CPU.
+    kv_cache_gib: float | None = None
     extra_kwargs: tuple[tuple[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -79,9 +104,26 @@ class VllmSettings:
             )
         if self.max_model_len < 16 or self.batch_size < 1:
             raise EngineError("max_model_len must be at least 16 and batch_size at least 1")
+        if self.kv_cache_gib is not None and self.kv_cache_gib <= 0:
+            raise EngineError(f"kv_cache_gib must be positive, got {self.kv_cache_gib}")
+        if self.grammar_backend not in ("auto", "xgrammar", "guidance"):
+            raise EngineError(
+                f"grammar_backend must be auto, xgrammar or guidance, got {self.grammar_backend!r}"
+            )
+        tool_format = get_tool_format(self.tool_format)
+        if tool_format.begin and self.grammar_backend == "guidance":
+            # guidance takes only the legacy structural tag, which cannot force a call.
+            raise EngineError(
+                f"tool format {tool_format.name} is constrained by a structural tag, which "
+                "needs the xgrammar backend: use --grammar-backend xgrammar (or auto)"
+            )
+
+    @property
+    def format(self) -> ToolFormat:
+        return get_tool_format(self.tool_format)
 
     def llm_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `vllm.LLM`."""
+        """Keyword arguments for `vllm.LLM` (before `platform_defaults`)."""
         kwargs: dict[str, Any] = {
             "model": self.model,
             "tensor_parallel_size": self.tensor_parallel_size,
@@ -93,16 +135,20 @@ class VllmSettings:
             "seed": self.seed,
             "trust_remote_code": self.trust_remote_code,
         }
+        backend = self.grammar_backend
+        if backend == "auto" and (self.compact_json or self.format.begin):
+            backend = (
+                "xgrammar" if self.format.begin else grammar_backend_for(self.format.call_schema())
+            )
         if self.compact_json:
-            backend = self.grammar_backend
-            if backend == "auto":
-                backend = grammar_backend_for(TOOL_CALL_SCHEMA)
             kwargs["structured_outputs_config"] = {
                 "backend": backend,
                 "disable_any_whitespace": True,
             }
-        elif self.grammar_backend != "auto":
-            kwargs["structured_outputs_config"] = {"backend": self.grammar_backend}
+        elif backend != "auto":
+            kwargs["structured_outputs_config"] = {"backend": backend}
+        if self.kv_cache_gib is not None:
+            kwargs["kv_cache_memory_bytes"] = int(self.kv_cache_gib * 1024**3)
         kwargs.update(dict(self.extra_kwargs))
         return kwargs
 
@@ -152,7 +198,9 @@ class VllmEngine:
 
     def __init__(self, settings: VllmSettings) -> None:
         self.settings = settings
-        self._llm: Any = _build_llm(settings)
+        self.notices: tuple[str, ...] = ()
+        self._llm: Any = None
+        self._llm, self.notices = _build_llm(settings)
 
     @property
     def model(self) -> str:
@@ -178,19 +226,37 @@ class VllmEngine:
         if self._llm is None:
             raise EngineError("this vLLM engine was shut down; get a new one from get_vllm_engine")
         sampling = settings or SamplingSettings()
-        params = _sampling_params(n, sampling)
+        tool_format = self.settings.format
+        params = _sampling_params(n, sampling, tool_format, compact=self.settings.compact_json)
         record = sampling.to_dict(n)
+        record["tool_format"] = tool_format.name
         proposals: list[Proposal] = []
         size = self.settings.batch_size
         for start in range(0, len(blueprints), size):
             if should_stop is not None and should_stop():
                 break
             batch = blueprints[start : start + size]
-            conversations = [build_messages(b.intent, prompt, examples) for b in batch]
+            conversations = [
+                build_messages(
+                    b.intent, prompt, examples, template_tools=tool_format.template_tools
+                )
+                for b in batch
+            ]
             proposals.extend(self._generate(batch, conversations, params, {**record}))
             if on_progress is not None:
                 on_progress(start + len(batch), len(blueprints))
         return proposals
+
+    def chat_arguments(self) -> dict[str, Any]:
+        """What `LLM.chat` gets besides the conversations: the tools, the template and its switches."""
+        arguments: dict[str, Any] = {}
+        if self.settings.format.template_tools:
+            arguments["tools"] = OPENAI_TOOLS
+        if self.settings.chat_template:
+            arguments["chat_template"] = _template_text(self.settings.chat_template)
+        if self.settings.chat_template_kwargs:
+            arguments["chat_template_kwargs"] = dict(self.settings.chat_template_kwargs)
+        return arguments
 
     def _generate(
         self,
@@ -201,12 +267,13 @@ class VllmEngine:
     ) -> list[Proposal]:
         started = time.perf_counter()
         try:
-            outputs = self._llm.chat(conversations, params, use_tqdm=False)
+            outputs = self._llm.chat(conversations, params, use_tqdm=False, **self.chat_arguments())
         except Exception as err:  # vLLM raises many types; all mean "this batch failed"
             raise EngineError(f"vLLM generation failed: {type(err).__name__}: {err}") from err
         # Everything in a batch arrives together: each proposal waited the whole batch.
         latency = time.perf_counter() - started
         record["batch_size"] = len(batch)
+        tool_format = self.settings.format
         proposals: list[Proposal] = []
         for blueprint, messages, output in zip(batch, conversations, outputs, strict=True):
             prompt_json = messages_to_json(messages)
@@ -224,6 +291,7 @@ class VllmEngine:
                         latency_s=latency,
                         prompt_tokens=prompt_tokens,
                         completion_tokens=len(completion.token_ids),
+                        tool_format=tool_format,
                     )
                 )
         return proposals
@@ -236,7 +304,9 @@ class VllmEngine:
         _shutdown_llm(llm)
 
 
-def _sampling_params(n: int, sampling: SamplingSettings) -> Any:
+def _sampling_params(
+    n: int, sampling: SamplingSettings, tool_format: ToolFormat, *, compact: bool
+) -> Any:
     from vllm import SamplingParams
     from vllm.sampling_params import StructuredOutputsParams
 
@@ -246,8 +316,20 @@ def _sampling_params(n: int, sampling: SamplingSettings) -> Any:
         top_p=sampling.top_p,
         max_tokens=sampling.max_tokens,
         seed=sampling.seed,
-        structured_outputs=StructuredOutputsParams(json=TOOL_CALL_SCHEMA),
+        structured_outputs=StructuredOutputsParams(
+            **tool_format.structured_outputs(compact=compact)
+        ),
+        # A model may mark its tool-call tags as special tokens; the parser needs to see them.
+        skip_special_tokens=not tool_format.begin,
     )
+
+
+def _template_text(template: str) -> str:
+    """`LLM.chat` takes the template's text, not a path."""
+    path = Path(template).expanduser()
+    if "{" not in template and path.is_file():
+        return path.read_text(encoding="utf-8")
+    return template
 
 
 def visible_cuda_devices() -> int | None:
@@ -259,8 +341,17 @@ def visible_cuda_devices() -> int | None:
     return int(_torch().cuda.device_count())
 
 
-def _build_llm(settings: VllmSettings) -> Any:
+def _on_cpu() -> bool:
+    from vllm.platforms import current_platform
+
+    return bool(current_platform.is_cpu())
+
+
+def _build_llm(settings: VllmSettings) -> tuple[Any, tuple[str, ...]]:
     check_model_exists(settings.model)
+    template = settings.chat_template
+    if template and "{" not in template and not Path(template).expanduser().is_file():
+        raise EngineError(f"chat template {settings.chat_template!r} is not a file")
     try:
         import vllm
     except ImportError as err:
@@ -271,27 +362,24 @@ def _build_llm(settings: VllmSettings) -> Any:
     visible = visible_cuda_devices()
     if visible is not None:
         check_gpu_count(settings.tensor_parallel_size, settings.pipeline_parallel_size, visible)
+    defaults = platform_defaults(
+        workers=settings.tensor_parallel_size * settings.pipeline_parallel_size,
+        dtype=settings.dtype,
+        kv_cache_gib=settings.kv_cache_gib,
+        on_cpu=_on_cpu(),
+        model_dtype=stored_dtype(settings.model),
+    )
+    # The workers are separate processes that read these at start: set before building.
+    os.environ.update(defaults.env)
+    kwargs = {**settings.llm_kwargs(), **defaults.kwargs}
+    tail = StderrTail()
     try:
-        return vllm.LLM(**settings.llm_kwargs())
+        with tail:
+            return vllm.LLM(**kwargs), defaults.notices
     except Exception as err:  # any failure to load is a set-up problem the user must fix
-        raise EngineError(_load_error_message(settings, err)) from err
-
-
-def _load_error_message(settings: VllmSettings, err: Exception) -> str:
-    text = f"{type(err).__name__}: {err}"
-    lowered = text.lower()
-    if "out of memory" in lowered or "kv cache" in lowered or "memory" in lowered:
-        hint = (
-            "lower --max-model-len or raise gpu_memory_utilization, or spread the model over "
-            "more GPUs with --tp"
-        )
-    elif "repository not found" in lowered or "does not appear to have" in lowered:
-        hint = "check the model id (or download the model and give its directory)"
-    elif "divisible" in lowered or "attention heads" in lowered:
-        hint = "the model's head count must divide by --tp: choose another --tp"
-    else:
-        hint = "see the error above; --tp, --max-model-len and --model are the usual suspects"
-    return f"cannot load model {settings.model!r} with --tp {settings.tensor_parallel_size}: {text}: {hint}"
+        raise EngineError(
+            load_error_message(settings.model, settings.tensor_parallel_size, err, tail.lines())
+        ) from err
 
 
 def _shutdown_llm(llm: Any) -> None:
@@ -299,7 +387,11 @@ def _shutdown_llm(llm: Any) -> None:
     engine = getattr(llm, "llm_engine", None)
     core = getattr(engine, "engine_core", None)
     if core is not None and hasattr(core, "shutdown"):
-        core.shutdown()
+        # vLLM's default wait is 5 s, then a force-kill that leaks the engine's shared memory.
+        if "timeout" in inspect.signature(core.shutdown).parameters:
+            core.shutdown(timeout=SHUTDOWN_TIMEOUT_S)
+        else:
+            core.shutdown()
     del engine, core, llm
     gc.collect()
     try:

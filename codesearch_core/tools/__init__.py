@@ -9,6 +9,12 @@ Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out
 
 from codesearch_core.tools.argv import ArgvError, check_runnable
 from codesearch_core.tools.binaries import rg_type_names
+from codesearch_core.tools.definitions import (
+    OPENAI_TOOLS,
+    XLAM_TOOLS_JSON,
+    openai_tools,
+    xlam_tools,
+)
 from codesearch_core.tools.paths import resolve_in_corpus
 from codesearch_core.tools.pcre2 import requires_pcre2
 from codesearch_core.tools.runner import (
@@ -37,12 +43,15 @@ __all__ = [
     "AST_GREP_RULE_ARGUMENTS",
     "DEFAULT_MAX_FINDINGS",
     "DEFAULT_TIMEOUT_S",
+    "OPENAI_TOOLS",
     "RIPGREP_ARGUMENTS",
     "TOOL_CALL_SCHEMA",
     "TOOL_DESCRIPTIONS",
+    "XLAM_TOOLS_JSON",
     "ArgvError",
     "arguments_schema",
     "check_runnable",
+    "openai_tools",
     "parse_plan",
     "parse_tool_call",
     "plan_to_dict",
@@ -52,4 +61,5 @@ __all__ = [
     "run_plan",
     "run_result_to_dict",
     "run_tool_call",
+    "xlam_tools",
 ]

@@ -80,7 +80,9 @@ def test_the_vllm_choice_without_vllm_installed_says_how_to_get_it(studio_db: Pa
     at = open_app("pages/propose.py")
     at.segmented_control(key="pe:kind").set_value("vllm").run()
     assert not at.exception
-    assert at.number_input(key="pe:vllm_tp").value == 2  # the default tensor-parallel size
+    # the default tensor-parallel size, and the default preset's tool format
+    assert at.number_input(key="pe:vllm_tp:Qwen/Qwen2.5-Coder-7B-Instruct").value == 2
+    assert at.selectbox(key="pe:vllm_format:Qwen/Qwen2.5-Coder-7B-Instruct").value == "hermes"
     assert any("vLLM is not installed" in w for w in texts(at, "warning"))
     assert at.button(key="propose_start").disabled
 

@@ -18,6 +18,7 @@ from codesearch_core.engines.openai_engine import OpenAIEngine, OpenAISettings, 
 from codesearch_core.engines.repair import LENGTH_ERROR
 from codesearch_core.errors import EngineError
 from codesearch_core.models import Blueprint, Proposal, Span
+from codesearch_core.tools import OPENAI_TOOLS
 from codesearch_core.tools.schemas import TOOL_CALL_SCHEMA, parse_tool_call
 
 GOOD_CALL = {"name": "ripgrep_search", "arguments": {"pattern": "TODO", "file_types": ["py"]}}
@@ -160,14 +161,55 @@ def test_proposals_carry_the_call_tokens_prompt_and_sampling(server: FakeServer)
         "top_p": 0.9,
         "max_tokens": 128,
         "seed": 7,
-        "schema_mode": "response_format",
+        "schema_mode": "tools",
+        "tool_format": "hermes",
     }
+    # The fake server has no tool parser and its model no markers: the bare call is kept, and
+    # the missing markers are recorded.
+    assert p.repairs == ("<tool_call> missing",)
     assert json.loads(p.prompt)[-1] == {"role": "user", "content": "find TODO markers #0"}
     assert p.latency_s > 0
 
 
+def test_request_sends_the_tools_strict_with_a_required_call_by_default(
+    server: FakeServer,
+) -> None:
+    engine(server.url).propose(blueprints(), n=1)
+    body = server.requests[0]
+    assert [t["function"]["name"] for t in body["tools"]] == [
+        t["function"]["name"] for t in OPENAI_TOOLS
+    ]
+    assert all(t["function"]["strict"] is True for t in body["tools"])
+    assert body["tools"][0]["function"]["parameters"] == OPENAI_TOOLS[0]["function"]["parameters"]
+    assert (body["tool_choice"], body["parallel_tool_calls"]) == ("required", False)
+    assert "response_format" not in body and "structured_outputs" not in body
+    # The tools reach the model through its chat template, not as text in the system prompt.
+    system = body["messages"][0]["content"]
+    assert "ripgrep_search" in system and "arguments:" not in system
+
+
+def test_tools_compact_sends_a_structural_tag_for_the_models_markers(server: FakeServer) -> None:
+    engine(server.url, schema_mode="tools_compact").propose(blueprints(), n=1)
+    body = server.requests[0]
+    assert body["tool_choice"] == "auto"
+    assert not any("strict" in t["function"] for t in body["tools"])
+    tag = json.loads(body["structured_outputs"]["structural_tag"])
+    assert tag["format"]["begin"] == "<tool_call>\n" and tag["format"]["end"] == "\n</tool_call>"
+    assert tag["format"]["content"]["type"] == "grammar"
+
+
+def test_tools_compact_needs_a_format_with_markers() -> None:
+    with pytest.raises(EngineError, match="tools_compact needs a tool format with markers"):
+        OpenAISettings(
+            base_urls=("http://x/v1",),
+            model="m",
+            schema_mode="tools_compact",
+            tool_format="llama3_json",
+        )
+
+
 def test_request_enforces_the_schema_with_response_format(server: FakeServer) -> None:
-    engine(server.url, api_key="sk-test").propose(blueprints(), n=3)
+    engine(server.url, api_key="sk-test", schema_mode="response_format").propose(blueprints(), n=3)
     body = server.requests[0]
     assert body["model"] == "tiny" and body["n"] == 3
     assert body["response_format"] == {
@@ -339,7 +381,18 @@ def test_tool_calls_in_the_message_are_read_when_content_is_empty(server: FakeSe
     server.script = [Reply(body=body)]
     (p,) = engine(server.url).propose(blueprints(), n=1)
     assert p.valid and p.call is not None and p.call.arguments == {"pattern": "x"}
-    assert "OpenAI `function` wrapper unwrapped" in p.repairs
+    # Arguments as a JSON string is the API's form, not the model's mistake: no repair.
+    assert p.repairs == ()
+    assert json.loads(p.raw_text) == {"name": "ripgrep_search", "arguments": {"pattern": "x"}}
+
+
+def test_a_tool_call_in_the_content_is_read_in_the_models_format(server: FakeServer) -> None:
+    # A server whose parser rejected the text (or that has none) hands the text back as content.
+    text = '<tool_call>\n{"name": "ripgrep_search", "arguments": {"pattern": "TODO"}}\n</tool_call>'
+    server.script = [Reply(body=completion(1, content=text))]
+    (p,) = engine(server.url).propose(blueprints(), n=1)
+    assert p.valid and p.call is not None and p.call.arguments == {"pattern": "TODO"}
+    assert p.repairs == () and p.raw_text == text
 
 
 def test_progress_is_reported_and_stop_is_honoured(server: FakeServer) -> None:

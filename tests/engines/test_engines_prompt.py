@@ -6,6 +6,7 @@ import json
 
 from codesearch_core.engines.prompt import (
     DEFAULT_RULES,
+    JSON_ANSWER_RULE,
     Example,
     PromptConfig,
     build_messages,
@@ -54,7 +55,26 @@ def test_schema_none_leaves_it_out() -> None:
 
 def test_custom_system_text_and_rules_replace_the_defaults() -> None:
     config = PromptConfig(system="Be terse.", rules=("Always use rg.",), schema="none")
-    assert build_messages("x", config)[0]["content"] == "Be terse.\n\nRules:\n- Always use rg."
+    # The json fallback always says how to answer; a tool template says it for the model.
+    assert build_messages("x", config)[0]["content"] == (
+        f"Be terse.\n\nRules:\n- Always use rg.\n- {JSON_ANSWER_RULE}"
+    )
+    templated = build_messages("x", config, template_tools=True)
+    assert templated[0]["content"] == "Be terse.\n\nRules:\n- Always use rg."
+
+
+def test_with_a_tool_template_examples_are_tool_calls_with_their_results() -> None:
+    examples = [Example("find TODOs in Python", EXAMPLE_CALL, result="3 findings in 2 files")]
+    messages = build_messages("find FIXMEs", examples=examples, template_tools=True)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "user"]
+    (call,) = messages[2]["tool_calls"]
+    assert call["type"] == "function" and call["id"] == messages[3]["tool_call_id"]
+    assert call["function"]["name"] == EXAMPLE_CALL.name.value
+    assert json.loads(call["function"]["arguments"]) == EXAMPLE_CALL.to_dict()["arguments"]
+    assert messages[3]["content"] == "3 findings in 2 files"
+    # The schema is the template's business: no argument list in the system prompt.
+    assert "arguments:" not in messages[0]["content"]
+    assert "[assistant]\ntool call ripgrep_search: {" in messages_to_text(messages)
 
 
 def test_examples_become_user_assistant_turns_before_the_intent() -> None:

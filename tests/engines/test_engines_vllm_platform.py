@@ -1,0 +1,113 @@
+"""Starting vLLM right on the machine: CPU defaults, dtype, and the engine process's own error.
+
+No vLLM needed: these are the decisions; `test_engines_vllm.py` runs them on the real engine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from codesearch_core.engines.vllm_platform import (
+    CPU_KV_CACHE_GIB,
+    PlatformDefaults,
+    StderrTail,
+    load_error_message,
+    platform_defaults,
+    resolve_dtype,
+    root_cause,
+    split_cores,
+)
+
+
+def defaults(**overrides: Any) -> PlatformDefaults:
+    args: dict[str, Any] = {
+        "workers": 2,
+        "dtype": "auto",
+        "kv_cache_gib": None,
+        "on_cpu": True,
+        "environ": {},
+        "cpus": [0, 1],
+        "model_dtype": None,
+    }
+    args.update(overrides)
+    return platform_defaults(**args)
+
+
+def test_a_cpu_machine_gets_disjoint_cores_per_worker_and_an_explicit_kv_cache() -> None:
+    chosen = defaults()
+    assert chosen.env == {"VLLM_CPU_OMP_THREADS_BIND": "0|1"}
+    assert chosen.kwargs == {"kv_cache_memory_bytes": int(CPU_KV_CACHE_GIB * 1024**3)}
+    assert len(chosen.notices) == 2
+
+
+def test_what_the_user_set_is_kept() -> None:
+    chosen = defaults(environ={"VLLM_CPU_OMP_THREADS_BIND": "auto", "VLLM_CPU_KVCACHE_SPACE": "4"})
+    assert chosen.env == {} and chosen.kwargs == {}
+    assert defaults(kv_cache_gib=1.0).kwargs == {}  # VllmSettings passes it to vLLM itself
+
+
+def test_one_worker_keeps_vllms_own_binding_and_a_gpu_gets_nothing() -> None:
+    assert defaults(workers=1).env == {}
+    assert defaults(on_cpu=False).env == {}
+    assert defaults(on_cpu=False).kwargs == {}
+
+
+@pytest.mark.parametrize(
+    ("cpus", "workers", "bind"),
+    [([0, 1], 2, "0|1"), ([0, 1, 2, 3], 2, "0,1|2,3"), ([3], 2, "3|3"), ([0, 1, 2], 2, "0|1")],
+)
+def test_split_cores(cpus: list[int], workers: int, bind: str) -> None:
+    assert split_cores(cpus, workers) == bind
+
+
+def test_dtype_auto_keeps_the_stored_precision_and_a_lower_one_is_said() -> None:
+    assert resolve_dtype("auto", "float32") == ("float32", "")
+    assert resolve_dtype("auto", None) == ("auto", "")
+    dtype, notice = resolve_dtype("bfloat16", "float32")
+    assert dtype == "bfloat16" and "lowers their precision" in notice
+    assert resolve_dtype("float32", "bfloat16") == ("float32", "")
+    assert defaults(model_dtype="float32").kwargs["dtype"] == "float32"
+
+
+LOG = [
+    "(EngineCore_DP0 pid=7) INFO 11-24 [core.py:90] loading",
+    "(EngineCore_DP0 pid=7) ERROR 11-24 [core.py:900] EngineCore failed to start.",
+    "(EngineCore_DP0 pid=7) Traceback (most recent call last):",
+    "(EngineCore_DP0 pid=7) \x1b[31mValueError: Available memory on node 0 (11.3 GiB) is less "
+    "than desired CPU memory utilization (0.9, 20.7 GiB)\x1b[0m",
+    "RuntimeError: Engine core initialization failed. See root cause above. Failed core "
+    "proc(s): {'EngineCore_DP0': 1}",
+]
+
+
+def test_the_root_cause_is_the_engine_processs_last_error_not_vllms_wrapper() -> None:
+    assert root_cause(LOG) == (
+        "ValueError: Available memory on node 0 (11.3 GiB) is less than desired CPU memory "
+        "utilization (0.9, 20.7 GiB)"
+    )
+    assert root_cause(["all fine"]) == ""
+
+
+def test_the_load_error_names_the_cause_and_the_fix() -> None:
+    err = RuntimeError("Engine core initialization failed. See root cause above.")
+    message = load_error_message("m", 2, err, LOG)
+    assert message.startswith("cannot load model 'm' with --tp 2: ValueError: Available memory")
+    assert message.endswith("--kv-cache-gib (e.g. 1)")
+    assert "usual suspects" in load_error_message("m", 2, RuntimeError("?"), [])
+
+
+def test_stderr_tail_passes_through_and_keeps_what_child_processes_write() -> None:
+    tail = StderrTail()
+    with tail:
+        subprocess.run(
+            [sys.executable, "-c", "import sys; sys.stderr.write('KeyError: from the child\\n')"],
+            check=True,
+        )
+    assert "KeyError: from the child" in tail.lines()
+    assert root_cause(tail.lines()) == "KeyError: from the child"
+    os.write(2, b"")  # fd 2 is usable again
