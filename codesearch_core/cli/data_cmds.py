@@ -12,14 +12,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core import config
 from codesearch_core.cli import team_cmds
 from codesearch_core.cli.store_access import open_store
-from codesearch_core.export import ExportFormat, export, manifest_path
-from codesearch_core.ingest import import_blueprints_jsonl, import_proposals_jsonl
-from codesearch_core.store import DashboardStats, ImportReport, QueueFilters
+
+if TYPE_CHECKING:
+    from codesearch_core.store import DashboardStats, ImportReport
+
+#: `export.ExportFormat`'s values, here so `--help` does not load the exporters (a test compares).
+EXPORT_FORMATS: Final = ("xlam", "chat", "pairs")
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -103,6 +106,8 @@ def _print_report(what: str, report: ImportReport) -> int:
 
 
 def cmd_db_init(args: argparse.Namespace) -> int:
+    from codesearch_core.ingest import import_blueprints_jsonl
+
     with open_store(_db(args)) as store:
         code = EXIT_OK
         if args.seeds:
@@ -118,6 +123,8 @@ def cmd_db_init(args: argparse.Namespace) -> int:
 
 
 def cmd_db_import(args: argparse.Namespace) -> int:
+    from codesearch_core.ingest import import_blueprints_jsonl, import_proposals_jsonl
+
     with open_store(_db(args)) as store:
         if args.kind == "blueprints":
             report = import_blueprints_jsonl(store, args.file, skip_bad=args.skip_bad)
@@ -187,7 +194,7 @@ def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
         ),
     )
     _db_option(p)
-    p.add_argument("format", choices=[f.value for f in ExportFormat])
+    p.add_argument("format", choices=EXPORT_FORMATS)
     p.add_argument(
         "--out", type=Path, required=True, metavar="PATH", help="the JSONL file to write"
     )
@@ -211,6 +218,9 @@ def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from codesearch_core.export import export, manifest_path
+    from codesearch_core.store import QueueFilters
+
     filters = QueueFilters(
         tool=args.tool,
         language=args.language,

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from codesearch_core.store import Store
+if TYPE_CHECKING:  # DuckDB and pandas load when a command opens the store, not at start-up
+    from codesearch_core.store import Store
 
 
 def _tell(message: str) -> None:
@@ -17,4 +19,6 @@ def _tell(message: str) -> None:
 
 
 def open_store(path: Path | None) -> Store:
+    from codesearch_core.store import Store
+
     return Store(path, on_wait=_tell)

@@ -16,7 +16,6 @@ from typing import Any
 from codesearch_core.access import Role
 from codesearch_core.cli.store_access import open_store
 from codesearch_core.errors import CodesearchError
-from codesearch_core.store import AuditFilters
 
 EXIT_OK = 0
 
@@ -83,6 +82,8 @@ def cmd_db_audit(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CodesearchError("--limit must be at least 1")
     path = getattr(args, "db", None)
+    from codesearch_core.store import AuditFilters
+
     with open_store(path) as store:
         entries = store.audit_log(
             AuditFilters(since=args.since, actor=args.actor, action=args.action), limit=args.limit

@@ -38,9 +38,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from codesearch_core.engines.base import (
     ProgressFn,
@@ -60,6 +58,10 @@ from codesearch_core.engines.tool_format import DEFAULT_TOOL_FORMAT, get_tool_fo
 from codesearch_core.errors import EngineError
 from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.tools import OPENAI_TOOLS, TOOL_CALL_SCHEMA
+
+if TYPE_CHECKING:
+    # httpx loads when a request is made: the CLI imports the engines for every command.
+    import httpx
 
 ENGINE_NAME: Final = "openai"
 SchemaMode = Literal["tools", "tools_compact", "response_format", "structured_outputs", "none"]
@@ -103,6 +105,8 @@ class OpenAISettings:
         for url in self.base_urls:
             if not url.startswith(("http://", "https://")):
                 raise EngineError(f"base URL {url!r} must start with http:// or https://")
+            import httpx
+
             try:
                 httpx.URL(url)
             except httpx.InvalidURL as err:
@@ -171,6 +175,8 @@ class OpenAIEngine:
         headers = {"Content-Type": "application/json"}
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
+        import httpx
+
         timeout = httpx.Timeout(self.settings.timeout_s, connect=min(10.0, self.settings.timeout_s))
         limits = httpx.Limits(max_connections=self.settings.max_concurrency)
         with (
@@ -327,6 +333,8 @@ class OpenAIEngine:
 
     def _post(self, client: httpx.Client, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """POST with retries; returns the decoded body and the latency of the attempt that worked."""
+        import httpx
+
         last_problem = ""
         refused: set[str] = set()
         first = self._first_replica()

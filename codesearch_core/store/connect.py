@@ -8,6 +8,7 @@ truncated file); a DuckDB file without our schema_version table is someone else'
 from __future__ import annotations
 
 import re
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,12 @@ from codesearch_core.store.schema import (
 
 #: Bytes 8-11 of every DuckDB database file.
 _DUCKDB_MAGIC: Final = b"DUCK"
+#: DuckDB's file layout: a main header, then two database headers (written in turn, the one with
+#: the higher `iteration` is current), each a 4 KiB block; then `block_count` blocks of
+#: `block_alloc_size` bytes. A database header is a checksum, then little-endian u64s:
+#: iteration, meta_block, free_list, block_count, block_alloc_size, ...
+_HEADER_BYTES: Final = 4096
+_DB_HEADER_FIELDS: Final = struct.Struct("<QQQQQQ")
 #: Never reach for the network: a foreign file must not make DuckDB download a reader for it.
 _DUCKDB_CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 #: A store idle this long lets go of the file, so `codesearch db ...` can open it while the studio
@@ -96,6 +103,7 @@ def _check_header(path: Path, where: str) -> None:
     except OSError as err:
         raise StoreError(f"cannot read the store {path}: {err.strerror}") from err
     if head[8:12] == _DUCKDB_MAGIC:
+        _check_size(path)
         return
     if not head:
         what = "an empty file"
@@ -107,6 +115,48 @@ def _check_header(path: Path, where: str) -> None:
         f"{path} is {what}, not a codesearch store. Move it away (a new store is then created "
         f"there) {where}."
     )
+
+
+def expected_size(headers: bytes) -> int | None:
+    """The least size a DuckDB file with these first 12 KiB can have: its headers and every block
+    the current database header counts. None when the headers hold no count (a file that was
+    never checkpointed, or not written by a DuckDB this code knows)."""
+    if len(headers) < 3 * _HEADER_BYTES:
+        return None
+    current: tuple[int, int] | None = None
+    newest = -1
+    for offset in (_HEADER_BYTES, 2 * _HEADER_BYTES):
+        fields = _DB_HEADER_FIELDS.unpack_from(headers, offset)
+        iteration, block_count, block_size = fields[1], fields[4], fields[5]
+        # A block size is a power of two of at least 16 KiB; anything else is an unused header.
+        sane = block_size >= 16384 and block_size & (block_size - 1) == 0 and block_count < 1 << 40
+        if sane and iteration > newest:
+            newest, current = iteration, (block_count, block_size)
+    if current is None:
+        return None
+    block_count, block_size = current
+    return 3 * _HEADER_BYTES + block_count * block_size
+
+
+def _check_size(path: Path) -> None:
+    """Refuse a file shorter than its own header says it is: a cut copy or a full disk.
+
+    Reads 12 KiB and compares with the file's size, so it costs the same for any store size;
+    DuckDB itself would open such a file and fail later, mid-work, with a raw IO error.
+    """
+    try:
+        with path.open("rb") as fh:
+            headers = fh.read(3 * _HEADER_BYTES)
+            size = fh.seek(0, 2)
+    except OSError as err:
+        raise StoreError(f"cannot read the store {path}: {err.strerror}") from err
+    if len(headers) < 3 * _HEADER_BYTES:
+        raise StoreError(_damaged(path, f"the file is {size:,} bytes, shorter than its headers"))
+    wanted = expected_size(headers)
+    if wanted is not None and size < wanted:
+        raise StoreError(
+            _damaged(path, f"the file is {size:,} bytes but its header counts {wanted:,}")
+        )
 
 
 def prepare(conn: duckdb.DuckDBPyConnection, path: Path) -> int:

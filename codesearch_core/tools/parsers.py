@@ -269,20 +269,35 @@ def _ast_grep_finding(m: _AgMatch, language: str | None) -> Finding:
 
 
 class _LineStream:
-    """Splits a byte stream into complete JSON lines; the partial last line waits for more."""
+    """Splits a byte stream into complete JSON lines; the partial last line waits for more.
+
+    The partial line is kept as a list of pieces and joined once, when its newline arrives: a
+    50 MB line (a minified bundle's match) comes in hundreds of reads, and re-joining what was
+    kept on every read made that quadratic. Each chunk is searched for a newline once.
+    """
 
     def __init__(self, tool: str) -> None:
         self._tool = tool
-        self._rest = b""
+        self._pieces: list[bytes] = []
 
     def take(self, chunk: bytes) -> bytes:
-        buf = self._rest + chunk if self._rest else chunk
-        cut = buf.rfind(b"\n") + 1
-        self._rest = buf[cut:]
-        return buf[:cut] if cut < len(buf) else buf
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:  # still inside one line
+            self._pieces.append(chunk)
+            return b""
+        if self._pieces:
+            self._pieces.append(chunk[:cut])
+            lines = b"".join(self._pieces)
+            self._pieces = []
+        else:
+            lines = chunk[:cut] if cut < len(chunk) else chunk
+        if cut < len(chunk):
+            self._pieces.append(chunk[cut:])
+        return lines
 
     def rest(self) -> bytes:
-        rest, self._rest = self._rest, b""
+        rest = b"".join(self._pieces)
+        self._pieces = []
         return rest
 
     def decode(self, decoder: msgspec.json.Decoder[_T], lines: bytes) -> list[_T]:

@@ -16,6 +16,7 @@ from store_holder import store_held_elsewhere
 from codesearch_core.errors import StoreError
 from codesearch_core.grading import score
 from codesearch_core.models import CounterCall, Plan, PlanStep
+from codesearch_core.store.connect import expected_size
 from codesearch_core.store.core import Store
 from codesearch_core.store.rows import (
     BLUEPRINT_COLUMNS,
@@ -175,6 +176,33 @@ def test_a_truncated_store_is_refused(tmp_path: Path, keep_bytes: int) -> None:
     os.truncate(path, keep_bytes)
     with pytest.raises(StoreError, match="damaged or truncated"):
         Store(path)
+
+
+@pytest.mark.parametrize("keep_percent", [1, 10, 25, 40, 60, 75, 90, 99])
+def test_any_cut_of_a_store_is_refused_at_open_with_the_sizes(
+    tmp_path: Path, keep_percent: int
+) -> None:
+    # A copy cut short (a full disk, an interrupted transfer) must be refused when the store is
+    # opened, not later with a raw IO error mid-work: DuckDB itself opens most such files.
+    path = tmp_path / "studio.duckdb"
+    with Store(path) as store:
+        store.add_blueprints([blueprint(i) for i in range(400)])
+    size = path.stat().st_size
+    os.truncate(path, size * keep_percent // 100)
+    with pytest.raises(StoreError, match=r"damaged or truncated") as err:
+        Store(path)
+    assert str(path) in str(err.value)
+    assert "restore it from a backup" in str(err.value)
+
+
+def test_a_whole_store_opens_after_the_size_check(tmp_path: Path) -> None:
+    path = tmp_path / "studio.duckdb"
+    with Store(path) as store:
+        store.add_blueprints([blueprint(i) for i in range(400)])
+    headers = path.read_bytes()[: 3 * 4096]
+    assert expected_size(headers) == path.stat().st_size
+    with Store(path) as store:
+        assert store.counts().blueprints == 400
 
 
 def test_a_directory_is_not_a_store(tmp_path: Path) -> None:

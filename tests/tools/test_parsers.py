@@ -113,6 +113,31 @@ def test_feeding_any_split_of_the_stream_gives_the_same_findings(output: bytes) 
         assert parts == whole, cut
 
 
+@pytest.mark.parametrize("size", [1, 7, 64])
+def test_a_line_that_arrives_in_many_reads_is_joined_once_and_parsed_whole(size: int) -> None:
+    # A minified bundle's match is one JSON line of many reads: every piece but the last has no
+    # newline, and the line is whole only when its newline comes.
+    long_line = b"x" * 5000 + "café".encode() + b"y" * 5000
+    output = (
+        b'{"type":"begin","data":{"path":{"text":"min.js"}}}\n'
+        b'{"type":"match","data":{"path":{"text":"min.js"},"lines":{"text":"'
+        + long_line
+        + b'\\n"},"line_number":1,"absolute_offset":0,"submatches":[{"match":{"text":"caf'
+        + "é".encode()
+        + b'"},"start":5000,"end":5005}]}}\n'
+    )
+    parser = RipgrepParser(multiline=False)
+    found = [f for i in range(0, len(output), size) for f in parser.feed(output[i : i + size])]
+    assert found + parser.close() == parse_ripgrep_json(output)
+    (finding,) = found
+    assert (finding.path, finding.start_line, finding.byte_start, finding.byte_end) == (
+        "min.js",
+        1,
+        5000,
+        5005,
+    )
+
+
 def test_a_last_line_without_newline_is_parsed_on_close() -> None:
     rg = RipgrepParser()
     assert rg.feed(RG_CONTEXT.rstrip(b"\n")) != []  # the match line was complete
