@@ -21,3 +21,13 @@ def test_the_store_benchmark_runs_on_a_tiny_store(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "| next undecided item |" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_seed_calls_benchmark_runs_once() -> None:
+    done = subprocess.run(
+        [sys.executable, "benchmarks/bench_seed_calls.py", "--reps", "1", "--no-save"],
+        cwd=REPO, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "| ripgrep_search |" in done.stdout and "| ast_grep_search |" in done.stdout

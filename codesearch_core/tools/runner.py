@@ -54,8 +54,6 @@ _READ_BYTES: Final = 256 * 1024
 # A bigger pipe lets the tool write ahead while we parse (Linux default: 64 KiB; 1 MiB is the
 # unprivileged maximum).
 _PIPE_BYTES: Final = 1024 * 1024
-_BATCH_BYTES: Final = 64 * 1024
-_BATCH_WAIT_S: Final = 0.002
 _ERROR_DETAIL_CHARS: Final = 1500
 
 _RG_PATTERN_ERRORS: Final = (
@@ -282,6 +280,7 @@ def _execute(
             assert proc.stdout is not None
             fd = proc.stdout.fileno()
             _widen_pipe(fd)
+            os.set_blocking(fd, False)
             poller = select.poll()
             poller.register(fd, select.POLLIN)
             eof = False
@@ -292,7 +291,9 @@ def _execute(
                     break
                 if not poller.poll(remaining * 1000):
                     continue
-                chunk = os.read(fd, _READ_BYTES)
+                chunk = _drain(fd)
+                if chunk is None:  # woken with nothing to read
+                    continue
                 eof = not chunk
                 try:
                     findings += parser.close() if eof else parser.feed(chunk)
@@ -303,11 +304,6 @@ def _execute(
                     del findings[max_findings:]
                     run.truncated = True
                     break
-                if not eof and len(chunk) < _BATCH_BYTES:
-                    # Let the tool write more before the next read: a few big reads cost far
-                    # less (wake-ups, decoder calls) than thousands of small ones, and the pipe
-                    # is big enough that the tool does not stall meanwhile.
-                    time.sleep(_BATCH_WAIT_S)
             if eof:
                 try:
                     run.return_code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -323,6 +319,26 @@ def _execute(
         else:
             run.stderr = _tail(err_file)
     return run
+
+
+def _drain(fd: int) -> bytes | None:
+    """Everything the pipe holds now, up to `_READ_BYTES`: b"" at end of output, None if empty.
+
+    Batching by what is there, not by waiting: a small search's output is parsed the moment it
+    arrives, and a big one is read in big pieces because the tool keeps the pipe full.
+    """
+    pieces: list[bytes] = []
+    size = 0
+    while size < _READ_BYTES:
+        try:
+            piece = os.read(fd, _READ_BYTES - size)
+        except BlockingIOError:
+            break
+        if not piece:  # end of output: return what came before it; the next read sees the end
+            return b"".join(pieces) if pieces else b""
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces) if pieces else None
 
 
 def _widen_pipe(fd: int) -> None:
