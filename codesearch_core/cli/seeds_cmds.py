@@ -9,25 +9,25 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core import config
 from codesearch_core.cli.tool_cmds import EXIT_OK, EXIT_PROBLEMS, add_matching_option, span_text
-from codesearch_core.corpora import check_seed_file, corpus_root, pin_seed_file
-from codesearch_core.errors import CorpusError
-from codesearch_core.grading import Matching, grade_and_diff
-from codesearch_core.models import Blueprint
-from codesearch_core.tools import run_plan, run_tool_call
-from codesearch_core.verify import (
+from codesearch_core.corpora import (
     FIRST_LINE_MAX,
     KEYWORD_HIT,
     KEYWORD_SHARE,
     WEAK_ABOVE,
-    AuditSummary,
-    SeedAudit,
-    audit_seeds,
-    summarize,
+    check_seed_file,
+    corpus_root,
+    pin_seed_file,
 )
+from codesearch_core.errors import CorpusError
+from codesearch_core.models import Blueprint
+from codesearch_core.tools import run_plan, run_tool_call
+
+if TYPE_CHECKING:  # the grader (numpy) loads when a seeds command runs, not for `--help`
+    from codesearch_core.verify import AuditSummary, SeedAudit
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -129,6 +129,8 @@ def _verify_seed(bp: Blueprint) -> dict[str, Any]:
         run = run_plan(bp.plan, root) if bp.plan else run_tool_call(bp.reference_call, root)
     except CorpusError as err:
         return {**report, "ok": False, "error": str(err)}
+    from codesearch_core.grading import grade_and_diff
+
     g, diff = grade_and_diff(run.findings, bp.expected)
     report.update(
         found=g.n_predicted,
@@ -175,6 +177,9 @@ def cmd_seeds_audit(args: argparse.Namespace) -> int:
     blueprints, problems = check_seed_file(source)
     for problem in problems:
         print(problem, file=sys.stderr)
+    from codesearch_core.grading import Matching
+    from codesearch_core.verify import audit_seeds, summarize
+
     audits = audit_seeds(blueprints, matching=Matching(args.matching), workers=args.workers)
     summary = summarize(audits)
     if args.json:

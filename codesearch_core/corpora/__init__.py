@@ -29,7 +29,11 @@ from codesearch_core.corpora.corpus import (
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.corpora.seed_rules import (
     CATEGORY_TAGS,
+    FIRST_LINE_MAX,
     FLAG_TAGS,
+    KEYWORD_HIT,
+    KEYWORD_SHARE,
+    WEAK_ABOVE,
     check_seed_file,
     pin_seed_file,
     read_seed_file,
@@ -37,7 +41,11 @@ from codesearch_core.corpora.seed_rules import (
 
 __all__ = [
     "CATEGORY_TAGS",
+    "FIRST_LINE_MAX",
     "FLAG_TAGS",
+    "KEYWORD_HIT",
+    "KEYWORD_SHARE",
+    "WEAK_ABOVE",
     "blueprint_from_dict",
     "blueprint_to_dict",
     "bounded_lines",

@@ -31,6 +31,15 @@ from codesearch_core.tools import resolve_in_corpus
 
 ADVERSARIAL: Final = "adversarial:"
 
+#: What `codesearch seeds audit` holds a seed to: a counter-call (or one step of a plan) scoring
+#: above WEAK_ABOVE makes the seed weak; a keyword rg call may reach KEYWORD_HIT on at most
+#: KEYWORD_SHARE of the ast-grep seeds; first lines only may score at most FIRST_LINE_MAX on a
+#: seed whose spans are mostly multi-line constructs.
+WEAK_ABOVE: Final = 0.7
+KEYWORD_HIT: Final = 0.9
+KEYWORD_SHARE: Final = 0.10
+FIRST_LINE_MAX: Final = 0.6
+
 #: Category tag -> what a seed with it is about (the README's table is built from the same words).
 CATEGORY_TAGS: Final[Mapping[str, str]] = {
     "adversarial:structure-vs-text": "only a structural search finds the construct; text over- or under-matches",

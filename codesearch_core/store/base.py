@@ -27,6 +27,7 @@ from codesearch_core.access import AccessSettings, Action, Actor, Role, check_na
 from codesearch_core.errors import StoreError
 from codesearch_core.store import audit as store_audit
 from codesearch_core.store.audit import Deed
+from codesearch_core.store.check import is_damage
 from codesearch_core.store.connect import IDLE_RELEASE_S, IdleReleasingConnection
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import AuditEntry, AuditFilters, UserRow
@@ -125,6 +126,8 @@ class StoreBase:
             raise_if_interrupted(err)
             if not isinstance(err, duckdb.Error):
                 raise
+            if is_damage(err):
+                raise StoreError(damaged_message(self.path, err)) from err
             raise StoreError(f"could not read the store {self.path}: {err}") from err
         finally:
             self._release(cur)
@@ -143,6 +146,8 @@ class StoreBase:
             else:
                 conflicts += 1
                 give_up = conflicts > _MAX_CONFLICT_RETRIES
+            if is_damage(attempt.error):
+                raise StoreError(damaged_message(self.path, attempt.error)) from attempt.error
             if not attempt.retryable or give_up:
                 raise StoreError(
                     f"could not {what} in {self.path}: {attempt.error}. Nothing was written."
@@ -251,6 +256,17 @@ class StoreBase:
     def audit_actions(self) -> list[str]:
         """Every action name the audit trail holds (for filters)."""
         return self._read(store_audit.audit_actions)
+
+
+def damaged_message(path: Path, err: BaseException) -> str:
+    """What a user reads when DuckDB meets a damaged block in the middle of work."""
+    detail = str(err).splitlines()[0]
+    return (
+        f"the store {path} is damaged ({detail}). Nothing was changed. Restore the file from a "
+        "backup; or save what can still be read (`codesearch export` writes the accepted "
+        "items), move the file away and start a new store (`codesearch db init --seeds`). "
+        "`codesearch db check` lists which tables are readable."
+    )
 
 
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:

@@ -33,6 +33,7 @@ from codesearch_core.store import review_queries as store_review
 from codesearch_core.store import writes as store_writes
 from codesearch_core.store.audit import Deed
 from codesearch_core.store.base import StoreBase, raise_if_interrupted
+from codesearch_core.store.check import StoreCheck, check_store
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     BlueprintFilters,
@@ -368,6 +369,10 @@ class Store(StoreBase):
 
     def counts(self) -> StoreCounts:
         return self._read(store_dashboard.counts)
+
+    def check(self) -> StoreCheck:
+        """Read every row of every table back (DuckDB verifies each data block's checksum)."""
+        return self._read(check_store)
 
     def dashboard_stats(self) -> DashboardStats:
         return self._read(store_dashboard.dashboard_stats)

@@ -26,6 +26,7 @@ from codesearch_core.models import (
     RunResult,
     canonical_json,
 )
+from codesearch_core.store.frames import frame
 from codesearch_core.store.rows import (
     BLUEPRINT_COLUMNS,
     BLUEPRINT_SELECT,
@@ -44,15 +45,6 @@ from codesearch_core.store.types import BlueprintConflictError, ImportReport
 from codesearch_core.tools import parse_tool_call
 
 _FINDINGS_JSON: Final = msgspec.json.Encoder()
-
-
-def _frame(columns: Sequence[str], rows: Sequence[list[Any] | tuple[Any, ...]]) -> pd.DataFrame:
-    """A DataFrame DuckDB can scan: bulk inserts from one are ~300x faster than executemany."""
-    frame = pd.DataFrame.from_records(list(rows), columns=list(columns))
-    for name in ("prompt_tokens", "completion_tokens", "blueprint_seq"):
-        if name in frame:
-            frame[name] = pd.array(frame[name].tolist(), dtype="Int64")
-    return frame
 
 
 def add_blueprints(
@@ -120,7 +112,7 @@ def _insert_blueprints(
         row = list(blueprint_row(bp, source=source, now=now))
         row[BLUEPRINT_COLUMNS.index("tags")] = json.dumps(list(bp.tags))
         rows.append(row)
-    cur.register("incoming_blueprints", _frame(BLUEPRINT_COLUMNS, rows))
+    cur.register("incoming_blueprints", frame(BLUEPRINT_COLUMNS, rows))
     columns = ", ".join(BLUEPRINT_COLUMNS)
     select = ", ".join(
         "CAST(CAST(tags AS JSON) AS VARCHAR[])" if c == "tags" else c for c in BLUEPRINT_COLUMNS
@@ -142,7 +134,7 @@ def _insert_revisions(
     ]
     cur.register(
         "incoming_revisions",
-        _frame(("blueprint_id", "revision", "content_hash", "data", "source", "changed_at"), rows),
+        frame(("blueprint_id", "revision", "content_hash", "data", "source", "changed_at"), rows),
     )
     cur.execute("INSERT INTO blueprint_revisions SELECT * FROM incoming_revisions")
     cur.unregister("incoming_revisions")
@@ -297,7 +289,7 @@ def add_proposals(
             row[PROPOSAL_COLUMNS.index("repairs")] = json.dumps(list(p.repairs))
             rows.append(row)
     if rows:
-        cur.register("incoming_proposals", _frame(PROPOSAL_COLUMNS, rows))
+        cur.register("incoming_proposals", frame(PROPOSAL_COLUMNS, rows))
         columns = ", ".join(PROPOSAL_COLUMNS)
         select = ", ".join(
             "CAST(CAST(repairs AS JSON) AS VARCHAR[])" if c == "repairs" else c
@@ -305,12 +297,9 @@ def add_proposals(
         )
         cur.execute(f"INSERT INTO proposals ({columns}) SELECT {select} FROM incoming_proposals")
         cur.unregister("incoming_proposals")
-    sightings = pd.DataFrame(
-        {
-            "proposal_id": ids,
-            "engine": [p.engine for p in proposals],
-            "model": [p.model for p in proposals],
-        }
+    sightings = frame(
+        ("proposal_id", "engine", "model"),
+        [(pid, p.engine, p.model) for pid, p in zip(ids, proposals, strict=True)],
     )
     cur.register("incoming_sightings", sightings)
     cur.execute(

@@ -21,39 +21,29 @@ findings were kept depends on that thread order.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
-import re
-import select
 import stat
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
-from typing import IO, Any, Final, Protocol
+from typing import Any, Final
 
 from codesearch_core.errors import CorpusError, ErrorKind
-from codesearch_core.models import Finding, Plan, RunResult, ToolCall, ToolName
+from codesearch_core.models import Plan, RunResult, ToolCall, ToolName
 from codesearch_core.tools.argv import ArgvError, ripgrep_files_argv, tool_argv
 from codesearch_core.tools.binaries import ToolNotFoundError
 from codesearch_core.tools.parsers import (
     AstGrepParser,
     RipgrepParser,
-    ToolOutputError,
     strip_dot_slash,
 )
 from codesearch_core.tools.pattern_check import misread_warning
+from codesearch_core.tools.process import StreamParser, execute
 
 DEFAULT_TIMEOUT_S: Final = 10.0
 DEFAULT_MAX_FINDINGS: Final = 10_000
-STDERR_TAIL_BYTES: Final = 64 * 1024
-_READ_BYTES: Final = 256 * 1024
-# A bigger pipe lets the tool write ahead while we parse (Linux default: 64 KiB; 1 MiB is the
-# unprivileged maximum).
-_PIPE_BYTES: Final = 1024 * 1024
 _ERROR_DETAIL_CHARS: Final = 1500
 
 _RG_PATTERN_ERRORS: Final = (
@@ -67,21 +57,11 @@ _RG_PATTERN_ERRORS: Final = (
 )
 _AST_GREP_BAD_PATTERN: Final = "Pattern contains an ERROR node"
 _AST_GREP_BAD_RULE: Final = "Cannot parse rule"
-_AST_GREP_TRACE: Final = (b"sg: entity|", b"sg: summary|")
-_AST_GREP_SKIPPED: Final = re.compile(rb"^sg: entity\|file\|(.*): skipped=(\w+)\r?\n?$")
-#: Skip reasons that mean a file's matches are missing. Not `emptyFile`, nor `invalidUtf8`: ast-grep
-#: parses UTF-8 only, a documented limit (such a corpus needs ripgrep_search).
-_AST_GREP_UNREAD: Final = {b"permissionDenied": "permission denied", b"ioError": "read error"}
 _MAX_UNREAD_LISTED: Final = 10
 
 _TOOL_LABELS: Final = {ToolName.RIPGREP: "rg", ToolName.AST_GREP: "ast-grep"}
 _by_path = attrgetter("path")
 _by_position = attrgetter("path", "byte_start", "byte_end")
-
-
-class _StreamParser(Protocol):
-    def feed(self, chunk: bytes) -> list[Finding]: ...
-    def close(self) -> list[Finding]: ...
 
 
 def run_tool_call(
@@ -119,14 +99,14 @@ def run_tool_call(
     except subprocess.TimeoutExpired:
         return _failed(ErrorKind.TIMEOUT, _timeout_message("rg --files", timeout_s), started)
 
-    parser: _StreamParser
+    parser: StreamParser
     if call.name is ToolName.RIPGREP:
         parser = RipgrepParser(multiline=bool(call.arguments.get("multiline")))
     else:
         parser = AstGrepParser(str(call.arguments["language"]))
     traced = call.name is ToolName.AST_GREP
     try:
-        run = _execute(argv, root, parser, deadline, max_findings, traced=traced)
+        run = execute(argv, root, parser, deadline, max_findings, traced=traced)
     except (OSError, ValueError) as err:
         return _failed(*_not_started(argv[0], err), started)
     run.findings.sort(key=_by_path if call.name is ToolName.RIPGREP else _by_position)
@@ -237,144 +217,6 @@ def run_result_to_dict(result: RunResult) -> dict[str, Any]:
         "warnings": list(result.warnings),
         "steps": [run_result_to_dict(s) for s in result.steps],
     }
-
-
-class _ProcessRun:
-    __slots__ = (
-        "bad_output", "findings", "return_code", "stderr", "timed_out", "truncated", "unread"
-    )  # fmt: skip
-
-    def __init__(self) -> None:
-        self.findings: list[Finding] = []
-        self.return_code: int | None = None
-        self.stderr = ""
-        self.truncated = False
-        self.timed_out = False
-        self.bad_output = ""
-        self.unread: list[str] = []  # files the tool skipped unread, "path (why)"
-
-
-def _execute(
-    argv: list[str],
-    cwd: Path,
-    parser: _StreamParser,
-    deadline: float,
-    max_findings: int,
-    *,
-    traced: bool = False,
-) -> _ProcessRun:
-    """Run `argv`, parsing stdout as it arrives; kill on deadline or once past `max_findings`.
-
-    `traced`: stderr carries ast-grep's `--inspect=entity` trace, read for skipped files and left
-    out of `stderr`.
-    """
-    run = _ProcessRun()
-    findings = run.findings
-    # stderr goes to a file, not a pipe: a tool that writes lots of warnings cannot block on it
-    # while we read stdout, and we keep only its tail.
-    with tempfile.TemporaryFile() as err_file:
-        proc = subprocess.Popen(
-            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err_file
-        )
-        try:
-            assert proc.stdout is not None
-            fd = proc.stdout.fileno()
-            _widen_pipe(fd)
-            os.set_blocking(fd, False)
-            poller = select.poll()
-            poller.register(fd, select.POLLIN)
-            eof = False
-            while not eof:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    run.timed_out = True
-                    break
-                if not poller.poll(remaining * 1000):
-                    continue
-                chunk = _drain(fd)
-                if chunk is None:  # woken with nothing to read
-                    continue
-                eof = not chunk
-                try:
-                    findings += parser.close() if eof else parser.feed(chunk)
-                except ToolOutputError as err:
-                    run.bad_output = str(err)
-                    break
-                if len(findings) > max_findings:
-                    del findings[max_findings:]
-                    run.truncated = True
-                    break
-            if eof:
-                try:
-                    run.return_code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    run.timed_out = True
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            run.return_code = proc.wait()
-            proc.stdout.close()  # type: ignore[union-attr]
-        if traced:
-            run.stderr, run.unread = _untrace(err_file)
-        else:
-            run.stderr = _tail(err_file)
-    return run
-
-
-def _drain(fd: int) -> bytes | None:
-    """Everything the pipe holds now, up to `_READ_BYTES`: b"" at end of output, None if empty.
-
-    Batching by what is there, not by waiting: a small search's output is parsed the moment it
-    arrives, and a big one is read in big pieces because the tool keeps the pipe full.
-    """
-    pieces: list[bytes] = []
-    size = 0
-    while size < _READ_BYTES:
-        try:
-            piece = os.read(fd, _READ_BYTES - size)
-        except BlockingIOError:
-            break
-        if not piece:  # end of output: return what came before it; the next read sees the end
-            return b"".join(pieces) if pieces else b""
-        pieces.append(piece)
-        size += len(piece)
-    return b"".join(pieces) if pieces else None
-
-
-def _widen_pipe(fd: int) -> None:
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if set_size is None:
-        return
-    # Over /proc/sys/fs/pipe-max-size it fails, and the default size still works.
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(fd, set_size, _PIPE_BYTES)
-
-
-def _tail(f: IO[bytes]) -> str:
-    size = f.seek(0, os.SEEK_END)
-    f.seek(max(0, size - STDERR_TAIL_BYTES))
-    return f.read().decode("utf-8", "replace")
-
-
-def _untrace(f: IO[bytes]) -> tuple[str, list[str]]:
-    """ast-grep's stderr without its trace (the tail, as `_tail`), and the files the trace says it
-    skipped unread. The whole file is read: the trace has a line per file, so a skipped file can be
-    far from the tail."""
-    f.seek(0)
-    kept = bytearray()
-    unread: dict[str, str] = {}
-    for line in f:
-        if not line.startswith(_AST_GREP_TRACE):
-            kept += line
-            if len(kept) > 2 * STDERR_TAIL_BYTES:
-                del kept[:-STDERR_TAIL_BYTES]
-            continue
-        skipped = _AST_GREP_SKIPPED.match(line)
-        if skipped and skipped[2] in _AST_GREP_UNREAD:
-            path = strip_dot_slash(skipped[1].decode("utf-8", "replace"))
-            unread.setdefault(path, _AST_GREP_UNREAD[skipped[2]])
-    tail = bytes(kept[-STDERR_TAIL_BYTES:]).decode("utf-8", "replace")
-    return tail, [f"{path} ({why})" for path, why in unread.items()]
 
 
 def _not_searchable(root: Path, named: Sequence[str]) -> list[str]:

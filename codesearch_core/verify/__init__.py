@@ -3,15 +3,12 @@ Ray, and write the results to the store.
 
 Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and out),
 `verify_pending` (`verify.pending`: drive a store), `verify_many_ray` (`verify.ray_backend`),
-`audit_seeds` / `summarize` and their constants (`verify.audit`: the seed audit).
+`audit_seeds` / `summarize` (`verify.audit`: the seed audit; its thresholds are the seed
+rules', in `corpora`).
 Imports the store only for type checking, so workers skip DuckDB and pandas.
 """
 
 from codesearch_core.verify.audit import (
-    FIRST_LINE_MAX,
-    KEYWORD_HIT,
-    KEYWORD_SHARE,
-    WEAK_ABOVE,
     AuditSummary,
     SeedAudit,
     audit_seeds,
@@ -24,10 +21,6 @@ from codesearch_core.verify.tasks import VerifyTask, verify_one
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
-    "FIRST_LINE_MAX",
-    "KEYWORD_HIT",
-    "KEYWORD_SHARE",
-    "WEAK_ABOVE",
     "AuditSummary",
     "OutcomeStream",
     "SeedAudit",

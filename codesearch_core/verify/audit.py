@@ -31,15 +31,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from codesearch_core.corpora import CATEGORY_TAGS, corpus_root
+from codesearch_core.corpora import (
+    CATEGORY_TAGS,
+    FIRST_LINE_MAX,
+    KEYWORD_HIT,
+    KEYWORD_SHARE,
+    WEAK_ABOVE,
+    corpus_root,
+)
 from codesearch_core.grading import DEFAULT_MATCHING, Matching, grade, reward, score
 from codesearch_core.models import Blueprint, Span, ToolCall, ToolName
 from codesearch_core.tools import parse_tool_call, rg_type_names, run_plan, run_tool_call
-
-WEAK_ABOVE: Final = 0.7
-KEYWORD_HIT: Final = 0.9
-KEYWORD_SHARE: Final = 0.10
-FIRST_LINE_MAX: Final = 0.6
 
 #: ast-grep language -> rg type of the same files.
 RG_TYPE_OF: Final[Mapping[str, str]] = {

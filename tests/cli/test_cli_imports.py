@@ -41,3 +41,12 @@ def test_a_search_from_the_cli_loads_none_of_them() -> None:
 
 def test_the_export_formats_the_parser_offers_are_the_exporters() -> None:
     assert tuple(f.value for f in ExportFormat) == EXPORT_FORMATS
+
+
+def test_the_matching_choices_the_parser_offers_are_the_graders() -> None:
+    # The parser names them itself so that `codesearch run` does not load the grader (numpy).
+    from codesearch_core.cli.tool_cmds import DEFAULT_MATCHING_NAME, MATCHINGS
+    from codesearch_core.grading import DEFAULT_MATCHING, Matching
+
+    assert sorted(MATCHINGS) == sorted(m.value for m in Matching)
+    assert DEFAULT_MATCHING_NAME == DEFAULT_MATCHING.value

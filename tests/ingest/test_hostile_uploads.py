@@ -119,26 +119,22 @@ def test_a_deeply_nested_line_is_an_error_naming_the_line(
             import_proposals_jsonl(store, path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=UnicodeEncodeError,
-    reason="BUG: a proposal whose raw_text holds a lone surrogate (valid JSON `\\ud800`) passes "
-    "ImportEngine (the hash, models.sha256_hex, takes it now), then store_writes._frame (pandas / "
-    "pyarrow) raises UnicodeEncodeError inside Store.add_proposals: a traceback, not an "
-    "InputFileError",
-)
-def test_a_lone_surrogate_in_imported_raw_text_is_an_error_naming_the_line(
+def test_a_lone_surrogate_in_imported_raw_text_is_stored_as_its_escape(
     store: Store, tmp_path: Path
 ) -> None:
+    # Valid JSON, and a Python str, but not UTF-8: DuckDB cannot hold it. The text is kept with
+    # the surrogate written as the file wrote it, and the other proposals of the import with it.
     store.add_blueprints([blueprint(1)])
     path = tmp_path / "p.jsonl"
-    path.write_text('{"blueprint_id": "bp-001", "raw_text": "oops \\ud800"}\n', encoding="utf-8")
-    try:
-        report = import_proposals_jsonl(store, path)
-    except InputFileError as err:
-        assert ":1: " in str(err)
-        return
-    assert report.new == 1  # stored, with the text made safe
+    path.write_text(
+        '{"blueprint_id": "bp-001", "raw_text": "oops \\ud800 caf\\u00e9", "engine": "e\\udfff"}\n'
+        '{"blueprint_id": "bp-001", "raw_text": "fine"}\n',
+        encoding="utf-8",
+    )
+    report = import_proposals_jsonl(store, path)
+    assert report.new == 2
+    stored = store.proposals_for_blueprint("bp-001")
+    assert {p.proposal.raw_text for p in stored} == {"oops \\ud800 café", "fine"}
 
 
 # --- a 200 MB file -------------------------------------------------------------------------------
