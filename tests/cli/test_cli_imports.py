@@ -49,4 +49,4 @@ def test_the_matching_choices_the_parser_offers_are_the_graders() -> None:
     from codesearch_core.grading import DEFAULT_MATCHING, Matching
 
     assert sorted(MATCHINGS) == sorted(m.value for m in Matching)
-    assert DEFAULT_MATCHING_NAME == DEFAULT_MATCHING.value
+    assert DEFAULT_MATCHING.value == DEFAULT_MATCHING_NAME
