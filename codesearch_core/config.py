@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Final
 
 from codesearch_core.errors import CodesearchError
 
@@ -49,3 +50,14 @@ def lock_wait_s(default: float = 15.0) -> float:
     if not 0 <= value <= 3600:
         raise CodesearchError(f"CODESEARCH_LOCK_WAIT={raw!r} must be between 0 and 3600 seconds")
     return value
+
+
+#: Proposals a verify run takes from the store per query (the workers' queue is refilled by it).
+VERIFY_BATCH_SIZE: Final = 256
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (a container's or taskset's limit, not the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1

@@ -50,6 +50,10 @@ class InputFileError(CodesearchError):
         self.detail = message
 
 
+class ToolOutputError(CodesearchError):
+    """A tool printed something that is not the JSON we expect (ErrorKind.BAD_OUTPUT)."""
+
+
 class CorpusError(CodesearchError):
     """An unknown corpus, or a path that leaves the corpus root."""
 

@@ -31,3 +31,14 @@ def test_the_seed_calls_benchmark_runs_once() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "| ripgrep_search |" in done.stdout and "| ast_grep_search |" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_long_lines_benchmark_runs_once() -> None:
+    done = subprocess.run(
+        [sys.executable, "benchmarks/bench_long_lines.py", "--sizes", "6", "--repeat", "1",
+         "--no-save"],
+        cwd=REPO, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "| 6 MB | the corpus |" in done.stdout and "| 6 MB | the file, named |" in done.stdout

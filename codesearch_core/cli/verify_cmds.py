@@ -15,7 +15,6 @@ from codesearch_core.errors import InputFileError
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add `codesearch verify` to the parser."""
     from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
-    from codesearch_core.verify import DEFAULT_BATCH_SIZE, default_workers
 
     p = sub.add_parser(
         "verify",
@@ -33,7 +32,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--workers",
         type=int,
         default=None,
-        help=f"worker processes (default: all cores, here {default_workers()}; 1 runs inline)",
+        help=f"worker processes (default: all cores, here {config.usable_cores()}; 1 runs inline)",
     )
     p.add_argument(
         "--ray",
@@ -59,7 +58,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         default=DEFAULT_MAX_FINDINGS,
         help=f"findings kept per call (default {DEFAULT_MAX_FINDINGS})",
     )
-    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--batch-size", type=int, default=config.VERIFY_BATCH_SIZE, help=argparse.SUPPRESS
+    )
     p.set_defaults(func=run_verify)
 
 

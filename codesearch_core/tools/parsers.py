@@ -27,13 +27,9 @@ from typing import Final, TypeVar
 
 import msgspec
 
-from codesearch_core.errors import CodesearchError
+from codesearch_core.errors import ToolOutputError
 from codesearch_core.models import Finding
-
-
-class ToolOutputError(CodesearchError):
-    """A tool printed something that is not the JSON we expect (ErrorKind.BAD_OUTPUT)."""
-
+from codesearch_core.tools.long_lines import LONG_MESSAGE_BYTES, LongMessage
 
 # --- rg --json ---------------------------------------------------------------------------------
 # `path` and `lines` are {"text": ...} or, when not UTF-8, {"bytes": base64}. Submatch `start` and
@@ -279,11 +275,13 @@ class _LineStream:
     def __init__(self, tool: str) -> None:
         self._tool = tool
         self._pieces: list[bytes] = []
+        self.pending = 0  # bytes of the partial line
 
     def take(self, chunk: bytes) -> bytes:
         cut = chunk.rfind(b"\n") + 1
         if not cut:  # still inside one line
             self._pieces.append(chunk)
+            self.pending += len(chunk)
             return b""
         if self._pieces:
             self._pieces.append(chunk[:cut])
@@ -291,6 +289,7 @@ class _LineStream:
             self._pieces = []
         else:
             lines = chunk[:cut] if cut < len(chunk) else chunk
+        self.pending = len(chunk) - cut
         if cut < len(chunk):
             self._pieces.append(chunk[cut:])
         return lines
@@ -298,6 +297,7 @@ class _LineStream:
     def rest(self) -> bytes:
         rest = b"".join(self._pieces)
         self._pieces = []
+        self.pending = 0
         return rest
 
     def decode(self, decoder: msgspec.json.Decoder[_T], lines: bytes) -> list[_T]:
@@ -318,20 +318,42 @@ class RipgrepParser:
         self._path = ""
         # Without `rg -U` every `lines` is one line; knowing it skips a scan of each line.
         self._multiline = multiline
+        self._long: LongMessage | None = None  # a message too long to hold, being streamed
 
     def feed(self, chunk: bytes) -> list[Finding]:
         """Findings from the complete lines in `chunk` (plus what earlier chunks left over)."""
-        lines = self._lines.take(chunk)
         out: list[Finding] = []
+        if self._long is not None:
+            after = self._long.feed(chunk)
+            if after is None:
+                return out
+            out += self._long.findings()
+            self._long = None
+            chunk = after
+        lines = self._lines.take(chunk)
         if lines:
             messages = self._lines.decode(_RG_DECODER, lines)
             self._path = ripgrep_findings(messages, self._path, out, self._multiline)
+        if self._lines.pending > LONG_MESSAGE_BYTES:
+            # A minified bundle's line: stream the rest of this message (tools.long_lines).
+            self._long = LongMessage(self._path)
+            self._long.feed(self._lines.rest())
         return out
 
     def close(self) -> list[Finding]:
         """Findings from a last line that had no newline (nothing when the output ended cleanly)."""
+        if self._long is not None:
+            long, self._long = self._long, None
+            return self._finish(long)
         rest = self._lines.rest()
         return self.feed(rest + b"\n") if rest.strip() else []
+
+    @staticmethod
+    def _finish(long: LongMessage) -> list[Finding]:
+        # rg ended its output inside a long message: the newline it did not print ends it.
+        if long.feed(b"\n") is None:
+            raise ToolOutputError("rg's output ended inside a match message")
+        return long.findings()
 
 
 class AstGrepParser:

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import IO, Final, Protocol
 
+from codesearch_core.errors import ToolOutputError
 from codesearch_core.models import Finding
-from codesearch_core.tools.parsers import ToolOutputError, strip_dot_slash
+from codesearch_core.tools.parsers import strip_dot_slash
 
 STDERR_TAIL_BYTES: Final = 64 * 1024
 _READ_BYTES: Final = 256 * 1024

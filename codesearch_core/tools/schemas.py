@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any, Final
-
-import jsonschema
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core.errors import ToolCallError
 from codesearch_core.models import Plan, PlanStep, ToolCall, ToolName
+
+if TYPE_CHECKING:  # jsonschema takes ~0.1 s to import: loaded by the first check, not at start-up
+    import jsonschema
 
 #: ast-grep's own language names (`ast-grep run --lang`). Aliases such as `js` are repaired, not accepted.
 AST_GREP_LANGUAGES: Final[tuple[str, ...]] = (
@@ -231,8 +231,24 @@ def _describe(err: jsonschema.ValidationError) -> str:
     return err.message if len(err.message) < 300 else err.message[:300] + "..."
 
 
-def _check(instance: Any, schema: dict[str, Any], prefix: str) -> None:
+#: One validator per schema object, built on first use (building one walks the whole schema). The
+#: schema is kept beside it, so an id is never reused for another schema.
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.protocols.Validator]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    from jsonschema import Draft202012Validator
+
     validator = Draft202012Validator(schema)
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
+def _check(instance: Any, schema: dict[str, Any], prefix: str) -> None:
+    validator = _validator(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: (len(e.absolute_path), e.path))
     if errors:
         err = errors[0]

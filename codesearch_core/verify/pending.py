@@ -11,6 +11,7 @@ from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
+from codesearch_core import config
 from codesearch_core.corpora import corpus_root
 from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
 from codesearch_core.verify.pool import (
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     # import and they skip DuckDB and pandas.
     from codesearch_core.store import PendingExecution, Store
 
-DEFAULT_BATCH_SIZE: Final = 256
+DEFAULT_BATCH_SIZE: Final = config.VERIFY_BATCH_SIZE
 #: Outcomes per store transaction, and the longest an outcome waits to be written. A commit costs
 #: ~20-40 ms whatever it holds, so writing one outcome per transaction capped the whole command at
 #: ~45 outcomes/s; a batch of 64 costs well under 1 ms per outcome.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 import signal
 import sys
 import time
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Final, Protocol
 
+from codesearch_core import config
 from codesearch_core.errors import ErrorKind
 from codesearch_core.verify.tasks import VerifyOutcome, VerifyTask, verify_chunk, verify_one
 
@@ -90,10 +90,8 @@ class ProgressTracker:
 
 
 def default_workers() -> int:
-    """The cores this process may run on (a container's or taskset's limit, not the machine's)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+    """All the cores this process may run on (`config.usable_cores`)."""
+    return config.usable_cores()
 
 
 def default_start_method() -> str:
