@@ -24,6 +24,8 @@ def resolve_in_corpus(corpus_root: Path, rel: str) -> Path:
     if ".." in PurePosixPath(rel).parts:
         raise CorpusError(f"path {rel!r} contains `..`; paths must stay inside the corpus")
     root = Path(os.path.realpath(corpus_root))
+    if not [part for part in PurePosixPath(rel).parts if part != "."]:
+        return root  # the root itself (most calls search it): no second walk of the links
     target = Path(os.path.realpath(root / rel))
     if not target.is_relative_to(root):
         raise CorpusError(f"path {rel!r} leads outside the corpus (through a symlink) to {target}")

@@ -103,11 +103,8 @@ def execute(
                     del findings[max_findings:]
                     run.truncated = True
                     break
-            if eof:
-                try:
-                    run.return_code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    run.timed_out = True
+            if eof and not _exited_by(proc, deadline):
+                run.timed_out = True
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -118,6 +115,31 @@ def execute(
         else:
             run.stderr = _tail(err_file)
     return run
+
+
+def _exited_by(proc: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Whether `proc` exits before `deadline` (it has closed its output: it usually has).
+
+    `Popen.wait(timeout=...)` polls with sleeps of 0.5 ms and more, a third of a small search's
+    cost; a pidfd (Linux 5.3+) wakes the moment the process exits.
+    """
+    if proc.poll() is not None:
+        return True
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # not Linux, or an old kernel
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        poller.poll(max(0.0, deadline - time.monotonic()) * 1000)
+    finally:
+        os.close(pidfd)
+    return proc.poll() is not None
 
 
 def _drain(fd: int) -> bytes | None:
