@@ -43,6 +43,9 @@ _BYTES: Final = b'"lines":{"bytes":"'
 _LINE_END: Final = b'"},"line_number":'
 #: How far into a message the line starts: after the type and the path (a path is < 4 KiB).
 _HEAD_LIMIT: Final = 64 * 1024
+#: The submatches of one line are held to place them (each with its text): a pattern that matches
+#: everywhere in a 200 MB line would make gigabytes of them. Past this the run is `bad_output`.
+_TAIL_LIMIT: Final = 256 * 1024 * 1024
 
 
 class _Data(msgspec.Struct, gc=False):
@@ -236,6 +239,11 @@ class LongMessage:
     def _tail_bytes(self, chunk: bytes) -> bytes | None:
         end = chunk.find(b"\n")
         self._buf += chunk if end < 0 else chunk[:end]
+        if len(self._buf) > _TAIL_LIMIT:
+            raise ToolOutputError(
+                f"rg printed over {_TAIL_LIMIT // 2**20} MiB of submatches for one line; narrow "
+                "the pattern (it matches almost everywhere in a very long line)"
+            )
         if end < 0:
             return None
         self._state = "done"

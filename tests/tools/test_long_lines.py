@@ -152,3 +152,18 @@ def test_a_long_line_through_the_runner_matches_the_short_path(
     monkeypatch.setattr(parsers, "LONG_MESSAGE_BYTES", 1000)
     streamed = run_tool_call(call, corpus, max_findings=10**6)
     assert streamed.ok and streamed.findings == whole.findings and len(whole.findings) > 1000
+
+
+def test_a_line_whose_submatches_are_too_many_to_hold_is_bad_output(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A pattern that matches everywhere in a 200 MB line would make gigabytes of submatches: the
+    # run stops with a reason, not by running out of memory (the limit is lowered to show it).
+    from codesearch_core.tools import long_lines
+
+    monkeypatch.setattr(parsers, "LONG_MESSAGE_BYTES", 1000)
+    monkeypatch.setattr(long_lines, "_TAIL_LIMIT", 10_000)
+    call = parse_tool_call({"name": "ripgrep_search", "arguments": {"pattern": "a|é"}})
+    result = run_tool_call(call, corpus, max_findings=10**6)
+    assert not result.ok and result.error_kind is not None
+    assert result.error_kind.value == "bad_output" and "narrow the pattern" in (result.error or "")
