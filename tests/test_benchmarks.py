@@ -42,3 +42,13 @@ def test_the_long_lines_benchmark_runs_once() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "| 6 MB | the corpus |" in done.stdout and "| 6 MB | the file, named |" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_cold_start_benchmark_runs_once() -> None:
+    done = subprocess.run(
+        [sys.executable, "benchmarks/bench_cold_start.py", "--repeat", "1", "--no-save"],
+        cwd=REPO, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "| `codesearch --help` |" in done.stdout
