@@ -6,7 +6,8 @@ interrupted run keeps what it had finished.
 
 With `--engine vllm`, vLLM may start worker processes that re-import the main script: the
 `codesearch` console script is safe; a script of your own must call `main()` under
-`if __name__ == "__main__":`.
+`if __name__ == "__main__":`. The engine is shut down before the command returns, whatever ends
+it (done, an error, Ctrl-C): left to the interpreter's exit, vLLM force-kills its processes.
 """
 
 from __future__ import annotations
@@ -102,7 +103,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     vllm = p.add_argument_group("vllm")
     vllm.add_argument("--tp", type=int, default=2, help="tensor_parallel_size (default 2)")
     vllm.add_argument("--pp", type=int, default=1, help="pipeline_parallel_size (default 1)")
-    vllm.add_argument("--max-model-len", type=int, help="default: the preset's, else 4096")
+    vllm.add_argument(
+        "--max-model-len",
+        type=int,
+        help="default: the preset's, else 4096 or the model's own limit when smaller",
+    )
     vllm.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     vllm.add_argument(
         "--dtype",
@@ -169,6 +174,18 @@ def run_propose(args: argparse.Namespace) -> int:
     if args.n > MAX_N:
         raise EngineError(f"--n must be at most {MAX_N} (samples per blueprint), got {args.n}")
     blueprints = _select(load_blueprints(args.blueprints, args.db), args.ids)
+    if args.out is not None:
+        _refuse_existing(args.out, args.append)
+    try:
+        return _propose(args, blueprints)
+    finally:
+        if args.engine == "vllm":
+            from codesearch_core.engines import shutdown_vllm_engine
+
+            shutdown_vllm_engine()
+
+
+def _propose(args: argparse.Namespace, blueprints: list[Blueprint]) -> int:
     engine = _build_engine(args)
     for notice in getattr(engine, "notices", ()):
         print(f"note: {notice}", file=sys.stderr)
@@ -184,6 +201,7 @@ def run_propose(args: argparse.Namespace) -> int:
     sink = _open_sink(args, blueprints)
     progress = ProgressBar(len(blueprints), f"{engine.name}:{engine.model}")
     counts = {"proposals": 0, "valid": 0}
+    no_answer: list[Proposal] = []  # requests that failed (a prompt too long for the model, …)
     # Chunks are written as they finish, so an interrupted run keeps its work. An import reads
     # its file once for all blueprints (its lines may name any of them).
     chunk_size = len(blueprints) if isinstance(engine, ImportEngine) else max(args.chunk, 1)
@@ -200,6 +218,7 @@ def run_propose(args: argparse.Namespace) -> int:
             sink.write(proposals)
             counts["proposals"] += len(proposals)
             counts["valid"] += sum(p.valid for p in proposals)
+            no_answer.extend(p for p in proposals if not p.valid and not p.raw_text and p.error)
             progress.update(progress.done, proposals=counts["proposals"], valid=counts["valid"])
     finally:
         progress.close()
@@ -209,6 +228,13 @@ def run_propose(args: argparse.Namespace) -> int:
         f"{counts['proposals']} proposals ({counts['valid']} valid, {invalid} invalid) "
         f"for {len(blueprints)} blueprints from {engine.name}:{engine.model} → {sink.where}"
     )
+    if no_answer:
+        first = no_answer[0]
+        print(
+            f"{len(no_answer)} of them got no answer from the model; the first, for "
+            f"{first.blueprint_id}: {first.error}",
+            file=sys.stderr,
+        )
     skipped = getattr(engine, "skipped", [])
     for err in skipped:
         print(f"skipped: {err}", file=sys.stderr)
@@ -284,6 +310,12 @@ def _tool_format(args: argparse.Namespace) -> str:
     return str(_first(args.tool_format, preset and preset.tool_format, DEFAULT_TOOL_FORMAT))
 
 
+def _max_model_len(args: argparse.Namespace, preset: ModelPreset | None) -> int | None:
+    if args.max_model_len is not None:
+        return int(args.max_model_len)
+    return preset.max_model_len if preset else None
+
+
 def _build_engine(args: argparse.Namespace) -> Engine:
     if args.engine == "mutations":
         return MutationEngine()
@@ -313,7 +345,8 @@ def _build_engine(args: argparse.Namespace) -> Engine:
             model=_model(args),
             tensor_parallel_size=args.tp,
             pipeline_parallel_size=args.pp,
-            max_model_len=_first(args.max_model_len, preset and preset.max_model_len, 4096),
+            # None: 4096, or the model's own limit when smaller (the engine says which)
+            max_model_len=_max_model_len(args, preset),
             gpu_memory_utilization=args.gpu_memory_utilization,
             dtype=_first(args.dtype, preset and preset.dtype, "auto"),
             enforce_eager=args.enforce_eager,
@@ -329,12 +362,14 @@ def _build_engine(args: argparse.Namespace) -> Engine:
     )
 
 
+def _refuse_existing(path: Path, append: bool) -> None:
+    if path.exists() and not append:
+        raise InputFileError(f"{path} exists: pass --append to add to it, or choose another path")
+
+
 class _JsonlSink:
     def __init__(self, path: Path, append: bool) -> None:
-        if path.exists() and not append:
-            raise InputFileError(
-                f"{path} exists: pass --append to add to it, or choose another path"
-            )
+        _refuse_existing(path, append)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.where = str(path)
         self._fh: TextIO = path.open("a", encoding="utf-8")

@@ -36,7 +36,12 @@ from codesearch_core.engines.tool_format import (
     get_tool_format,
 )
 from codesearch_core.engines.vllm_engine import ENGINE_NAME as VLLM_ENGINE
-from codesearch_core.engines.vllm_engine import VllmEngine, VllmSettings, get_vllm_engine
+from codesearch_core.engines.vllm_engine import (
+    VllmEngine,
+    VllmSettings,
+    get_vllm_engine,
+    shutdown_vllm_engine,
+)
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -72,4 +77,5 @@ __all__ = [
     "get_vllm_engine",
     "messages_to_text",
     "proposal_to_json",
+    "shutdown_vllm_engine",
 ]

@@ -143,6 +143,31 @@ def proposal_from_text(
     )
 
 
+def failed_proposal(
+    blueprint_id: str,
+    error: str,
+    *,
+    engine: str,
+    model: str,
+    sampling: Mapping[str, Any] | None = None,
+    prompt: str = "",
+    prompt_tokens: int | None = None,
+) -> Proposal:
+    """A blueprint's one proposal when its request failed (no text): the error says why."""
+    return Proposal(
+        blueprint_id=blueprint_id,
+        engine=engine,
+        model=model,
+        raw_text="",
+        call=None,
+        valid=False,
+        error=error,
+        sampling=dict(sampling or {}),
+        prompt=prompt,
+        prompt_tokens=prompt_tokens,
+    )
+
+
 def proposal_to_dict(proposal: Proposal) -> dict[str, Any]:
     """The JSONL form of a proposal (what `codesearch propose --out` writes and `import` reads)."""
     return {

@@ -13,7 +13,8 @@ template (`LLM.chat(..., tools=OPENAI_TOOLS)`), and a structural tag holds the a
 format's markers with the tool-call schema between them.
 
 It starts right on a machine without a GPU, and a failed start says its real cause
-(`vllm_platform.py`).
+(`vllm_platform.py`). A prompt longer than the context fails only its blueprint, and the default
+context length is no more than the model takes (`vllm_context.py`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from codesearch_core.engines.base import (
     SamplingSettings,
     StopFn,
     check_n,
+    failed_proposal,
     proposal_from_text,
 )
 from codesearch_core.engines.prompt import (
@@ -44,8 +46,17 @@ from codesearch_core.engines.prompt import (
     messages_to_json,
 )
 from codesearch_core.engines.tool_format import DEFAULT_TOOL_FORMAT, ToolFormat, get_tool_format
+from codesearch_core.engines.vllm_context import (
+    DEFAULT_MAX_MODEL_LEN,
+    default_max_model_len,
+    length_error,
+    prompt_lengths,
+    request_error_types,
+)
 from codesearch_core.engines.vllm_platform import (
     StderrTail,
+    check_gpu_count,
+    check_model_exists,
     load_error_message,
     platform_defaults,
     stored_dtype,
@@ -77,7 +88,8 @@ class VllmSettings:
     tensor_parallel_size: int = 2
     pipeline_parallel_size: int = 1
     gpu_memory_utilization: float = 0.9
-    max_model_len: int = 4096
+    #: None: DEFAULT_MAX_MODEL_LEN, or the model's own limit when that is smaller.
+    max_model_len: int | None = None
     dtype: str = "auto"
     enforce_eager: bool = False
     seed: int = 0
@@ -102,7 +114,7 @@ class VllmSettings:
             raise EngineError(
                 f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization}"
             )
-        if self.max_model_len < 16 or self.batch_size < 1:
+        if (self.max_model_len is not None and self.max_model_len < 16) or self.batch_size < 1:
             raise EngineError("max_model_len must be at least 16 and batch_size at least 1")
         if self.kv_cache_gib is not None and self.kv_cache_gib <= 0:
             raise EngineError(f"kv_cache_gib must be positive, got {self.kv_cache_gib}")
@@ -129,7 +141,7 @@ class VllmSettings:
             "tensor_parallel_size": self.tensor_parallel_size,
             "pipeline_parallel_size": self.pipeline_parallel_size,
             "gpu_memory_utilization": self.gpu_memory_utilization,
-            "max_model_len": self.max_model_len,
+            "max_model_len": self.max_model_len or DEFAULT_MAX_MODEL_LEN,
             "dtype": self.dtype,
             "enforce_eager": self.enforce_eager,
             "seed": self.seed,
@@ -164,33 +176,6 @@ def grammar_backend_for(schema: dict[str, Any]) -> str:
     return "guidance" if has_xgrammar_unsupported_json_features(schema) else "xgrammar"
 
 
-def check_gpu_count(tensor_parallel_size: int, pipeline_parallel_size: int, visible: int) -> None:
-    """Refuse a parallel layout that needs more GPUs than are visible, saying how to fix it."""
-    needed = tensor_parallel_size * pipeline_parallel_size
-    if needed <= visible:
-        return
-    layout = f"tensor_parallel_size={tensor_parallel_size}"
-    if pipeline_parallel_size > 1:
-        layout += f" x pipeline_parallel_size={pipeline_parallel_size}"
-    verb = "is" if visible == 1 else "are"
-    hint = f"set --tp {max(visible, 1)}" if pipeline_parallel_size == 1 else "lower --tp or --pp"
-    raise EngineError(
-        f"{layout} needs {needed} GPUs but {visible} {verb} visible: {hint} "
-        f"(or CUDA_VISIBLE_DEVICES)"
-    )
-
-
-def check_model_exists(model: str) -> None:
-    """A model given as a local path must be a model directory; HF ids are left to vLLM."""
-    looks_local = model.startswith(("/", ".", "~"))
-    path = Path(model).expanduser()
-    if (looks_local or path.exists()) and not (path / "config.json").is_file():
-        raise EngineError(
-            f"model directory {model!r} has no config.json: give a Hugging Face model id "
-            "or a directory holding a downloaded model"
-        )
-
-
 class VllmEngine:
     """`vllm.LLM` with chat templating and guided decoding; build it with `get_vllm_engine`."""
 
@@ -201,6 +186,10 @@ class VllmEngine:
         self.notices: tuple[str, ...] = ()
         self._llm: Any = None
         self._llm, self.notices = _build_llm(settings)
+        #: The context length the engine runs with (what vLLM settled on).
+        self.max_model_len: int | None = getattr(
+            getattr(self._llm.llm_engine, "model_config", None), "max_model_len", None
+        )
 
     @property
     def model(self) -> str:
@@ -265,36 +254,85 @@ class VllmEngine:
         params: Any,
         record: dict[str, Any],
     ) -> list[Proposal]:
+        record["batch_size"] = len(batch)
+        chat = self.chat_arguments()
+        lengths = prompt_lengths(self._llm.get_tokenizer(), conversations, chat)
+        # A prompt the context cannot hold fails its blueprint, not the batch.
+        failed = {
+            i: error
+            for i, length in enumerate(lengths)
+            if (error := length_error(length, self.max_model_len))
+        }
         started = time.perf_counter()
-        try:
-            outputs = self._llm.chat(conversations, params, use_tqdm=False, **self.chat_arguments())
-        except Exception as err:  # vLLM raises many types; all mean "this batch failed"
-            raise EngineError(f"vLLM generation failed: {type(err).__name__}: {err}") from err
+        todo = [i for i in range(len(batch)) if i not in failed]
+        outputs = self._chat(conversations, todo, params, chat, failed)
         # Everything in a batch arrives together: each proposal waited the whole batch.
         latency = time.perf_counter() - started
-        record["batch_size"] = len(batch)
-        tool_format = self.settings.format
         proposals: list[Proposal] = []
-        for blueprint, messages, output in zip(batch, conversations, outputs, strict=True):
+        for i, (blueprint, messages) in enumerate(zip(batch, conversations, strict=True)):
             prompt_json = messages_to_json(messages)
-            prompt_tokens = len(output.prompt_token_ids) if output.prompt_token_ids else None
-            for completion in output.outputs:
+            if i in failed:
                 proposals.append(
-                    proposal_from_text(
+                    failed_proposal(
                         blueprint.id,
-                        completion.text,
+                        failed[i],
                         engine=ENGINE_NAME,
                         model=self.model,
-                        finish_reason=completion.finish_reason,
                         sampling=record,
                         prompt=prompt_json,
-                        latency_s=latency,
-                        prompt_tokens=prompt_tokens,
-                        completion_tokens=len(completion.token_ids),
-                        tool_format=tool_format,
+                        prompt_tokens=lengths[i],
                     )
                 )
+                continue
+            output = outputs[i]
+            prompt_tokens = len(output.prompt_token_ids) if output.prompt_token_ids else None
+            proposals.extend(
+                proposal_from_text(
+                    blueprint.id,
+                    completion.text,
+                    engine=ENGINE_NAME,
+                    model=self.model,
+                    finish_reason=completion.finish_reason,
+                    sampling=record,
+                    prompt=prompt_json,
+                    latency_s=latency,
+                    prompt_tokens=prompt_tokens,
+                    completion_tokens=len(completion.token_ids),
+                    tool_format=self.settings.format,
+                )
+                for completion in output.outputs
+            )
         return proposals
+
+    def _chat(
+        self,
+        conversations: list[list[Message]],
+        todo: list[int],
+        params: Any,
+        chat: dict[str, Any],
+        failed: dict[int, str],
+    ) -> dict[int, Any]:
+        """`LLM.chat`'s outputs for the conversations `todo` names, by index. Should vLLM refuse a
+        request the length check let through, each is asked alone, and a refused one goes into
+        `failed` (vLLM withdraws a refused batch's requests)."""
+        if not todo:
+            return {}
+        try:
+            outputs = self._llm.chat(
+                [conversations[i] for i in todo], params, use_tqdm=False, **chat
+            )
+        except request_error_types() as err:
+            if len(todo) == 1:
+                failed[todo[0]] = f"vLLM refused the prompt: {type(err).__name__}: {err}"
+                return {}
+            return {
+                i: output
+                for one in todo
+                for i, output in self._chat(conversations, [one], params, chat, failed).items()
+            }
+        except Exception as err:  # vLLM raises many types; all mean "this batch failed"
+            raise EngineError(f"vLLM generation failed: {type(err).__name__}: {err}") from err
+        return dict(zip(todo, outputs, strict=True))
 
     def shutdown(self) -> None:
         """Stop the engine core and its workers and free the model's memory. Idempotent."""
@@ -369,13 +407,17 @@ def _build_llm(settings: VllmSettings) -> tuple[Any, tuple[str, ...]]:
         on_cpu=_on_cpu(),
         model_dtype=stored_dtype(settings.model),
     )
+    notices = defaults.notices
     # The workers are separate processes that read these at start: set before building.
     os.environ.update(defaults.env)
     kwargs = {**settings.llm_kwargs(), **defaults.kwargs}
+    if settings.max_model_len is None:
+        kwargs["max_model_len"], notice = default_max_model_len(settings.model)
+        notices += (notice,) if notice else ()
     tail = StderrTail()
     try:
         with tail:
-            return vllm.LLM(**kwargs), defaults.notices
+            return vllm.LLM(**kwargs), notices
     except Exception as err:  # any failure to load is a set-up problem the user must fix
         raise EngineError(
             load_error_message(settings.model, settings.tensor_parallel_size, err, tail.lines())

@@ -5,6 +5,9 @@ tp=2) and checks the KV cache against 90% of the node's memory (a shared machine
 free). Where the user has not set them, `platform_defaults` gives the worker threads disjoint
 cores and the KV cache an explicit size, which vLLM then takes instead of the check.
 
+Before loading, `check_model_exists` and `check_gpu_count` refuse a missing model directory or
+more GPUs than are visible, saying how to fix it.
+
 When loading fails, the cause is in the engine process's log, not in the exception vLLM raises
 ("Engine core initialization failed. See root cause above"): `StderrTail` keeps that log while
 passing it through, and `load_error_message` quotes its last error line with a hint.
@@ -24,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from codesearch_core.errors import EngineError
 
 #: The KV cache given on a CPU machine when the user sets none: room for a few 8k-token
 #: sequences of a small model, and far below what vLLM's 90%-of-the-node check asks for.
@@ -115,6 +120,33 @@ def stored_dtype(model: str) -> str | None:
     return value if isinstance(value, str) and value in _PRECISION else None
 
 
+def check_gpu_count(tensor_parallel_size: int, pipeline_parallel_size: int, visible: int) -> None:
+    """Refuse a parallel layout that needs more GPUs than are visible, saying how to fix it."""
+    needed = tensor_parallel_size * pipeline_parallel_size
+    if needed <= visible:
+        return
+    layout = f"tensor_parallel_size={tensor_parallel_size}"
+    if pipeline_parallel_size > 1:
+        layout += f" x pipeline_parallel_size={pipeline_parallel_size}"
+    verb = "is" if visible == 1 else "are"
+    hint = f"set --tp {max(visible, 1)}" if pipeline_parallel_size == 1 else "lower --tp or --pp"
+    raise EngineError(
+        f"{layout} needs {needed} GPUs but {visible} {verb} visible: {hint} "
+        f"(or CUDA_VISIBLE_DEVICES)"
+    )
+
+
+def check_model_exists(model: str) -> None:
+    """A model given as a local path must be a model directory; HF ids are left to vLLM."""
+    looks_local = model.startswith(("/", ".", "~"))
+    path = Path(model).expanduser()
+    if (looks_local or path.exists()) and not (path / "config.json").is_file():
+        raise EngineError(
+            f"model directory {model!r} has no config.json: give a Hugging Face model id "
+            "or a directory holding a downloaded model"
+        )
+
+
 def _usable_cpus() -> list[int]:
     if hasattr(os, "sched_getaffinity"):
         return sorted(os.sched_getaffinity(0))
@@ -194,6 +226,8 @@ def load_error_message(
     lowered = text.lower()
     if "numa" in lowered or "threads_bind" in lowered or "omp" in lowered:
         hint = "set VLLM_CPU_OMP_THREADS_BIND to one core list per worker, e.g. '0|1' for --tp 2"
+    elif "max_model_len" in lowered and "derived" in lowered:
+        hint = "give --max-model-len at most the model's own limit (named above)"
     elif "available memory" in lowered or "cpu memory utilization" in lowered:
         hint = "give the KV cache an explicit size with --kv-cache-gib (e.g. 1)"
     elif "out of memory" in lowered or "kv cache" in lowered or "memory" in lowered:

@@ -12,6 +12,9 @@ import pytest
 from codesearch_core.cli import main
 from codesearch_core.cli.propose_cmds import ProgressBar
 from codesearch_core.corpora.blueprints import load_seed_blueprints
+from codesearch_core.engines.base import failed_proposal
+from codesearch_core.errors import EngineError
+from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.tools.schemas import validate_tool_call
 
 SEED_IDS = ["telemetry-c-printf-text-type-filter", "webshop-password-equals-user-backreference"]
@@ -180,3 +183,76 @@ def test_propose_into_the_store_stores_blueprints_then_proposals(tmp_path: Path)
         "drop_pcre2",
         "overmatch_regex",
     ]
+
+
+class _Interrupted:
+    """A model engine whose generation is interrupted (Ctrl-C), or fails."""
+
+    name = "vllm"
+    model = "fake"
+    notices = ()
+
+    def __init__(self, error: BaseException | None) -> None:
+        self.error = error
+
+    def propose(self, blueprints: list[Blueprint], **_: object) -> list[Proposal]:
+        if self.error is not None:
+            raise self.error
+        return [
+            failed_proposal(
+                b.id, "prompt too long for the model: 9 tokens", engine="vllm", model="m"
+            )
+            for b in blueprints
+        ]
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(None, 0), (KeyboardInterrupt(), 130), (EngineError("vLLM generation failed: boom"), 2)],
+)
+def test_the_vllm_engine_is_shut_down_however_the_command_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException | None, code: int
+) -> None:
+    import codesearch_core.engines as engines
+    from codesearch_core.cli import propose_cmds
+
+    shut_down: list[bool] = []
+    monkeypatch.setattr(propose_cmds, "_build_engine", lambda args: _Interrupted(error))
+    monkeypatch.setattr(engines, "shutdown_vllm_engine", lambda: shut_down.append(True))
+    out = tmp_path / "p.jsonl"
+    argv = ["propose", "--engine", "vllm", "--model", "m", "--ids", SEED_IDS[0], "--out", str(out)]
+    assert main(argv) == code
+    assert shut_down == [True]
+
+
+def test_requests_that_got_no_answer_are_counted_and_the_first_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codesearch_core.cli import propose_cmds
+
+    monkeypatch.setattr(propose_cmds, "_build_engine", lambda args: _Interrupted(None))
+    out = tmp_path / "p.jsonl"
+    argv = ["propose", "--engine", "vllm", "--ids", *SEED_IDS, "--out", str(out)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "2 proposals (0 valid, 2 invalid) for 2 blueprints" in captured.out
+    assert (
+        f"2 of them got no answer from the model; the first, for {SEED_IDS[0]}: prompt too long "
+        "for the model: 9 tokens"
+    ) in captured.err
+    assert [r["error"] for r in read_jsonl(out)] == ["prompt too long for the model: 9 tokens"] * 2
+
+
+def test_an_existing_out_file_is_refused_before_a_model_is_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codesearch_core.cli import propose_cmds
+
+    def no_engine(args: object) -> None:
+        raise AssertionError("the engine was built")
+
+    monkeypatch.setattr(propose_cmds, "_build_engine", no_engine)
+    out = tmp_path / "p.jsonl"
+    out.write_text("keep me\n", encoding="utf-8")
+    assert main(["propose", "--engine", "vllm", "--model", "m", "--out", str(out)]) == 2
+    assert "exists: pass --append" in capsys.readouterr().err

@@ -97,6 +97,7 @@ def assert_valid_or_cut(
     markers: bool | None = True,
     compact: bool = True,
     loose_schema: bool = False,
+    require_valid: bool = True,
 ) -> None:
     """Guided decoding: every finished output is a valid call; the rest were cut at max_tokens.
 
@@ -105,6 +106,7 @@ def assert_valid_or_cut(
     grammar allowed no whitespace outside strings. `loose_schema`: the server held the arguments
     to the exported tools' parameters, which leave out some of our schema (ast-grep's pattern or
     rule, string lengths): a parsed call our schema refuses is then allowed, with the reason.
+    `require_valid`: at least one call must be valid (False: a context too short may cut them all).
     """
     for p in proposals:
         if p["valid"]:
@@ -130,7 +132,7 @@ def assert_valid_or_cut(
         else:
             assert (p["error"], p["finish_reason"]) == (LENGTH_ERROR, "length"), p
             assert p["raw_text"], p
-    assert any(p["valid"] for p in proposals), proposals
+    assert any(p["valid"] for p in proposals) or not require_valid, proposals
 
 
 def test_guided_decoding_batch_and_n(tiny_model: Path) -> None:
@@ -157,7 +159,16 @@ for p in proposals:
     info = ToolParserManager.get_tool_parser("hermes")(tok).extract_tool_calls(p.raw_text, request)
     theirs.append([[c.function.name, json.loads(c.function.arguments)] for c in info.tool_calls]
                   if info.tools_called else None)
-report({"ids": [b.id for b in bps], "same": get_vllm_engine(settings) is engine, "progress": seen,
+# A prompt the context cannot hold fails its blueprint only: found by counting its tokens first,
+# or, with no count, when vLLM refuses the batch (then each is asked again alone).
+from dataclasses import replace
+mixed = [bps[0], replace(bps[2], id="too-long", intent="find the code " * 800), bps[1]]
+brief = SamplingSettings(temperature=1.0, max_tokens=16, seed=1)
+counted = engine.propose(mixed, n=2, prompt=SHORT_PROMPT, settings=brief)
+limit, engine.max_model_len = engine.max_model_len, None
+refused = engine.propose(mixed, n=2, prompt=SHORT_PROMPT, settings=brief)
+report({"limit": limit, "counted": [proposal_to_dict(p) for p in counted],
+        "refused": [proposal_to_dict(p) for p in refused],"ids": [b.id for b in bps], "same": get_vllm_engine(settings) is engine, "progress": seen,
         "notices": list(engine.notices), "dtype": str(engine._llm.llm_engine.model_config.dtype),
         "rendered": rendered, "rendered_tokens": len(tok(rendered, add_special_tokens=False)["input_ids"]),
         "theirs": theirs, "proposals": [proposal_to_dict(p) for p in proposals]})
@@ -204,6 +215,24 @@ finish()
     # (d) dtype auto kept the stored float32 (vLLM's CPU default would have run bfloat16)
     assert result["dtype"] == "torch.float32"
     assert result["same"] is True
+    # (e) a prompt too long for the context: one invalid proposal for it, the others generated
+    assert result["limit"] == 2048
+    for key, error in (
+        ("counted", "prompt too long for the model: "),
+        ("refused", "vLLM refused the prompt: "),
+    ):
+        rows = result[key]
+        assert [r["blueprint_id"] for r in rows] == [
+            result["ids"][0], result["ids"][0], "too-long", result["ids"][1], result["ids"][1]
+        ], key  # fmt: skip
+        long = rows[2]
+        assert (long["valid"], long["raw_text"], long["call"]) == (False, "", None), long
+        assert long["error"].startswith(error), long
+        assert "2048" in long["error"], long
+        if key == "counted":
+            assert long["prompt_tokens"] > 2048, long
+        for r in rows[:2] + rows[3:]:
+            assert r["finish_reason"] in ("stop", "length") and r["completion_tokens"] > 0, r
 
 
 def test_default_tensor_parallel_2_runs_and_switching_settings_frees_the_old_engine(
@@ -392,12 +421,11 @@ def test_openai_engine_against_vllm_serve_with_the_schema_enforced(
 
 
 def bare_env(**extra: str) -> dict[str, str]:
-    """What a user's shell has: no vLLM variables. (Offline: this machine has no hub access.)"""
+    """What a user's shell has: no vLLM variables, the repository on PYTHONPATH (as the README says)."""
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/root"),
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-        "HF_HUB_OFFLINE": "1",
         **extra,
     }
 
@@ -418,37 +446,73 @@ def run_cli(
     )
 
 
-def test_cli_propose_with_the_default_tp_2_runs_on_a_2_core_machine_as_is(
+#: What vLLM logs (on stdout or stderr) when its processes are not shut down in time.
+UNCLEAN = ("force kill", "SIGKILL", "leaked shared_memory", "Traceback")
+
+
+def readme_cpu_command() -> list[str]:
+    """The README's command for the tiny model on a CPU machine, as arguments after `-m`."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    lines = [
+        line.strip()
+        for line in readme.splitlines()
+        if "-m codesearch_core propose --engine vllm --model /tmp/tiny" in line
+    ]
+    assert len(lines) == 1, lines
+    words = lines[0].split()
+    assert words[:3] == ["PYTHONPATH=.", "$VPY", "-m"], words  # no other variables
+    return words[3:]
+
+
+def test_the_readmes_cpu_command_runs_every_seed_with_tp_2_on_2_cores_and_exits_cleanly(
     tiny_model: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "proposals.jsonl"
-    ids = [b.id for b in load_seed_blueprints()[:2]]
-    proc = run_cli(
-        ["propose", "--engine", "vllm", "--model", str(tiny_model), "--max-model-len", "2048",
-         "--n", "2", "--max-tokens", "512", "--seed", "9", "--ids", *ids, "--out", str(out)],
-        bare_env(),
-    )  # fmt: skip
+    command = readme_cpu_command()
+    assert command[:5] == ["codesearch_core", "propose", "--engine", "vllm", "--model"]
+    assert "--max-model-len" not in command and "--ids" not in command
+    args = [
+        str(tiny_model) if word == "/tmp/tiny" else str(out) if word == "/tmp/p.jsonl" else word
+        for word in command[1:]
+    ]
+    proc = run_cli(args, bare_env())
     assert proc.returncode == 0, proc.stderr[-6000:]
+    seeds = [b.id for b in load_seed_blueprints()]
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [r["blueprint_id"] for r in rows] == [i for i in ids for _ in range(2)]
+    # every seed, one proposal each (n=1), in order: a prompt too long for the context failed
+    # only its own blueprint
+    assert [r["blueprint_id"] for r in rows] == seeds
     assert {(r["engine"], r["model"]) for r in rows} == {("vllm", str(tiny_model))}
-    assert {r["sampling"]["tool_format"] for r in rows} == {"hermes"}
-    assert_valid_or_cut(rows)
-    assert "4 proposals (" in proc.stdout
-    assert "2/2 blueprints" in proc.stderr
-    # the machine's defaults were chosen, and said
+    too_long = [r for r in rows if not r["raw_text"]]
+    for r in too_long:
+        assert r["error"].startswith("prompt too long for the model: "), r
+        assert r["prompt_tokens"] >= 2048, r
+    generated = [r for r in rows if r["raw_text"]]
+    assert generated and all(r["prompt_tokens"] < 2048 for r in generated)
+    assert_valid_or_cut(generated, require_valid=False)
+    assert f"{len(seeds)} proposals (" in proc.stdout
+    if too_long:
+        assert f"{len(too_long)} of them got no answer from the model" in proc.stderr
+    assert f"{len(seeds)}/{len(seeds)} blueprints" in proc.stderr
+    # the machine's defaults and the model's own context length were chosen, and said
     assert "note: CPU: 2 workers bound to cores" in proc.stderr
     assert "note: CPU: KV cache" in proc.stderr
-    # a clean exit: the engine stopped in time, nothing force-killed, no shared memory leaked
-    for bad in ("leaked shared_memory", "SIGKILL", "Traceback"):
-        assert bad not in proc.stderr, proc.stderr[-6000:]
+    assert "note: max model length 2048, the model's own limit" in proc.stderr
+    # a clean exit: the engine was shut down in time, nothing force-killed, no shared memory
+    # leaked (vLLM logs its shutdown on stdout, Python's warnings go to stderr)
+    assert "[shutdown] MPClient: complete" in proc.stdout + proc.stderr
+    for stream in (proc.stdout, proc.stderr):
+        for bad in UNCLEAN:
+            assert bad.lower() not in stream.lower(), (bad, stream[-6000:])
 
 
-def test_a_failing_engine_start_shows_the_engine_processs_own_error(tiny_model: Path) -> None:
+def test_a_failing_engine_start_shows_the_engine_processs_own_error(
+    tiny_model: Path, tmp_path: Path
+) -> None:
     # The issue's first failure: vLLM's `auto` thread binding wants one NUMA node per worker.
     proc = run_cli(
         ["propose", "--engine", "vllm", "--model", str(tiny_model), "--max-model-len", "2048",
-         "--ids", load_seed_blueprints()[0].id, "--out", "/dev/null"],
+         "--ids", load_seed_blueprints()[0].id, "--out", str(tmp_path / "p.jsonl")],
         bare_env(VLLM_CPU_OMP_THREADS_BIND="auto"),
     )  # fmt: skip
     assert proc.returncode != 0

@@ -111,3 +111,13 @@ def test_stderr_tail_passes_through_and_keeps_what_child_processes_write() -> No
     assert "KeyError: from the child" in tail.lines()
     assert root_cause(tail.lines()) == "KeyError: from the child"
     os.write(2, b"")  # fd 2 is usable again
+
+
+def test_a_max_model_len_above_the_models_own_says_to_lower_it() -> None:
+    err = ValueError(
+        "Value error, User-specified max_model_len (4096) is greater than the derived "
+        "max_model_len (max_position_embeddings=2048.0 or model_max_length=None in model's "
+        "config.json)."
+    )
+    message = load_error_message("m", 2, err)
+    assert message.endswith("give --max-model-len at most the model's own limit (named above)")
