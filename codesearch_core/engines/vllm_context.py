@@ -7,7 +7,7 @@ above the model's, so the default must not be what makes a small model fail to l
 A prompt the context cannot hold (with at least one token left for the answer) is refused by vLLM,
 and one such prompt fails the whole `LLM.chat` batch. `prompt_lengths` counts each conversation's
 tokens the way `LLM.chat` renders it (the model's chat template with the tools, then the
-tokenizer), so the engine can fail only those blueprints (`too_long_error`) and generate the rest.
+tokenizer), so the engine can fail only those blueprints (`length_error`) and generate the rest.
 """
 
 from __future__ import annotations
@@ -42,8 +42,7 @@ def model_context_limit(model: str) -> tuple[int, str] | None:
 
     None for a Hugging Face id (not read from the hub) or a config that names no length.
     """
-    directory = Path(model).expanduser()
-    config = _read_json(directory / "config.json")
+    config = read_model_json(model, "config.json")
     if config is None:
         return None
     text_config = config.get("text_config")
@@ -63,7 +62,7 @@ def model_context_limit(model: str) -> tuple[int, str] | None:
         factor = rope.get("factor")
         if kind not in _PRESCALED_ROPE and isinstance(factor, int | float) and factor > 0:
             limit = int(limit * factor)
-    tokenizer = _read_json(directory / "tokenizer_config.json") or {}
+    tokenizer = read_model_json(model, "tokenizer_config.json") or {}
     tokenizer_limit = tokenizer.get("model_max_length")
     if isinstance(tokenizer_limit, int | float) and 0 < tokenizer_limit < min(limit, _NO_LIMIT):
         return int(tokenizer_limit), "tokenizer_config.json model_max_length"
@@ -134,9 +133,10 @@ def request_error_types() -> tuple[type[BaseException], ...]:
     return (VLLMClientError, ValueError)
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_model_json(model: str, name: str) -> dict[str, Any] | None:
+    """A JSON object file of a local model directory (None for a hub id, or no such object)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads((Path(model).expanduser() / name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

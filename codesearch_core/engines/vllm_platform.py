@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import json
 import os
 import re
 import sys
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from codesearch_core.engines.vllm_context import read_model_json
 from codesearch_core.errors import EngineError
 
 #: The KV cache given on a CPU machine when the user sets none: room for a few 8k-token
@@ -111,12 +111,8 @@ def resolve_dtype(requested: str, stored: str | None) -> tuple[str, str]:
 
 def stored_dtype(model: str) -> str | None:
     """The dtype in a local model directory's config.json (None for a hub id or no entry)."""
-    config = Path(model).expanduser() / "config.json"
-    try:
-        data = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = data.get("torch_dtype") or data.get("dtype") if isinstance(data, dict) else None
+    data = read_model_json(model, "config.json") or {}
+    value = data.get("torch_dtype") or data.get("dtype")
     return value if isinstance(value, str) and value in _PRECISION else None
 
 

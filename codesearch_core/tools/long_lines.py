@@ -329,20 +329,26 @@ class LongMessage:
         self._cursor_bytes = None
 
     def _whole_line(self, data: _Tail) -> Finding:
-        # PCRE2's \K can leave a match without submatches: the lines are the finding (as in
-        # `parsers._rg_whole_lines`), and then the output holds the whole line anyway.
+        # PCRE2's \K can leave a match without submatches: the lines are the finding, and then
+        # the output holds the whole line anyway.
         assert self._file is not None
         self._file.seek(0)
-        raw = self._file.read()
-        body = raw[:-1] if raw.endswith(b"\n") else raw
-        body = body[:-1] if body.endswith(b"\r") else body
-        text = body.decode("utf-8", "replace")
-        last = text.rsplit("\n", 1)[-1]
-        offset = data.absolute_offset
-        return Finding(
-            self._path, data.line_number, 1, data.line_number + text.count("\n"), len(last) + 1,
-            offset, offset + len(body), text, None,
-        )  # fmt: skip
+        return whole_lines_finding(
+            self._path, self._file.read(), data.line_number, data.absolute_offset
+        )
+
+
+def whole_lines_finding(path: str, raw: bytes, line_number: int, offset: int) -> Finding:
+    r"""The finding of an rg match without submatches (PCRE2's \K can move a match's start before
+    where rg looks for it in `lines`): its lines, as bare `rg -n` prints them."""
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    body = body[:-1] if body.endswith(b"\r") else body
+    text = body.decode("utf-8", "replace")
+    last = text.rsplit("\n", 1)[-1]
+    end_line = line_number + text.count("\n")
+    return Finding(
+        path, line_number, 1, end_line, len(last) + 1, offset, offset + len(body), text, None
+    )
 
 
 def _text(data: _Data) -> str:

@@ -29,7 +29,7 @@ import msgspec
 
 from codesearch_core.errors import ToolOutputError
 from codesearch_core.models import Finding
-from codesearch_core.tools.long_lines import LONG_MESSAGE_BYTES, LongMessage
+from codesearch_core.tools.long_lines import LONG_MESSAGE_BYTES, LongMessage, whole_lines_finding
 
 # --- rg --json ---------------------------------------------------------------------------------
 # `path` and `lines` are {"text": ...} or, when not UTF-8, {"bytes": base64}. Submatch `start` and
@@ -201,7 +201,7 @@ def ripgrep_findings(
             # reports the lines as matching with no submatch (and prints them). The lines are the
             # finding, as bare `rg -n` shows them.
             raw = text.encode("utf-8") if text is not None else _b64(data.lines.bytes or "")
-            _rg_whole_lines(path, raw, line_number, offset, append)
+            append(whole_lines_finding(path, raw, line_number, offset))
             continue
         # Fast path: an ASCII line without an inner newline, where bytes are characters.
         if (
@@ -222,21 +222,6 @@ def ripgrep_findings(
         raw = text.encode("utf-8") if text is not None else _b64(data.lines.bytes or "")
         _rg_general(path, raw, line_number, offset, data.submatches, append)
     return path
-
-
-def _rg_whole_lines(
-    path: str, raw: bytes, line_number: int, offset: int, append: Callable[[Finding], None]
-) -> None:
-    body = raw[:-1] if raw.endswith(b"\n") else raw
-    body = body[:-1] if body.endswith(b"\r") else body
-    text = body.decode("utf-8", "replace")
-    last = text.rsplit("\n", 1)[-1]
-    end_line = line_number + text.count("\n")
-    append(
-        Finding(
-            path, line_number, 1, end_line, len(last) + 1, offset, offset + len(body), text, None
-        )
-    )
 
 
 def _ast_grep_finding(m: _AgMatch, language: str | None) -> Finding:

@@ -19,12 +19,13 @@ def resolve_in_corpus(corpus_root: Path, rel: str) -> Path:
         raise CorpusError(f"path {rel!r} contains a NUL byte")
     if not rel.strip():
         raise CorpusError("empty path; name a file or directory relative to the corpus root")
-    if PurePosixPath(rel).is_absolute():
+    posix = PurePosixPath(rel)
+    if posix.is_absolute():
         raise CorpusError(f"path {rel!r} is absolute; give it relative to the corpus root")
-    if ".." in PurePosixPath(rel).parts:
+    if ".." in posix.parts:
         raise CorpusError(f"path {rel!r} contains `..`; paths must stay inside the corpus")
     root = Path(os.path.realpath(corpus_root))
-    if not [part for part in PurePosixPath(rel).parts if part != "."]:
+    if all(part == "." for part in posix.parts):
         return root  # the root itself (most calls search it): no second walk of the links
     target = Path(os.path.realpath(root / rel))
     if not target.is_relative_to(root):

@@ -14,6 +14,7 @@ xgrammar then drops a string's `maxLength`, and a guided model could ramble agai
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -231,28 +232,20 @@ def _describe(err: jsonschema.ValidationError) -> str:
     return err.message if len(err.message) < 300 else err.message[:300] + "..."
 
 
-#: One validator per schema object, built on first use (building one walks the whole schema). The
-#: schema is kept beside it, so an id is never reused for another schema.
-_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.protocols.Validator]] = {}
-
-
-def _validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
-    cached = _VALIDATORS.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
+@functools.cache
+def _validator(name: ToolName, rule_form: bool) -> jsonschema.protocols.Validator:
+    """The validator of one argument form, built once (building one walks the whole schema)."""
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(schema)
-    _VALIDATORS[id(schema)] = (schema, validator)
-    return validator
+    return Draft202012Validator(arguments_schema(name, {"rule": {}} if rule_form else None))
 
 
-def _check(instance: Any, schema: dict[str, Any], prefix: str) -> None:
-    validator = _validator(schema)
-    errors = sorted(validator.iter_errors(instance), key=lambda e: (len(e.absolute_path), e.path))
-    if errors:
-        err = errors[0]
-        raise ToolCallError(_describe(err), _json_path(err, prefix) or prefix or "call")
+def _check_arguments(tool: ToolName, arguments: Mapping[str, Any]) -> None:
+    rule_form = arguments_schema(tool, arguments) is AST_GREP_RULE_ARGUMENTS
+    errors = _validator(tool, rule_form).iter_errors(arguments)
+    first = min(errors, key=lambda e: (len(e.absolute_path), list(e.path)), default=None)
+    if first is not None:
+        raise ToolCallError(_describe(first), _json_path(first, "arguments") or "arguments")
 
 
 def parse_tool_call(obj: Any) -> ToolCall:
@@ -272,7 +265,7 @@ def parse_tool_call(obj: Any) -> ToolCall:
         raise ToolCallError("must be a JSON object", "arguments")
     if tool is ToolName.AST_GREP and "rule" in arguments and "pattern" in arguments:
         raise ToolCallError("give either `pattern` or `rule`, not both", "arguments")
-    _check(arguments, arguments_schema(tool, arguments), "arguments")
+    _check_arguments(tool, arguments)
     for key, value in arguments.items():
         # A NUL in a path is refused when the call runs, against its corpus (paths.resolve_in_corpus).
         _check_text(value, f"arguments.{key}", nul_allowed=key == "paths")

@@ -52,6 +52,21 @@ def parse(output: bytes, chunk: int, *, multiline: bool) -> list[Finding]:
     return found + parser.close()
 
 
+def stream_long_messages(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Stream every message over 1,000 bytes; the list fills with each message streamed, so a
+    test can tell the streaming path ran (and did not just pass by parsing whole)."""
+    streamed: list[object] = []
+
+    class Counted(parsers.LongMessage):
+        def __init__(self, path: str) -> None:
+            super().__init__(path)
+            streamed.append(self)
+
+    monkeypatch.setattr(parsers, "LONG_MESSAGE_BYTES", 1000)
+    monkeypatch.setattr(parsers, "LongMessage", Counted)
+    return streamed
+
+
 CASES = [
     ("foo",),
     ("é|😀",),
@@ -77,9 +92,12 @@ def test_a_streamed_message_gives_the_findings_of_the_whole_message(
     multiline = "-U" in args
     whole = parse(output, 1 << 30, multiline=multiline)
     assert whole, "the case finds something"
-    monkeypatch.setattr(parsers, "LONG_MESSAGE_BYTES", 1000)
+    streamed = stream_long_messages(monkeypatch)
     for chunk in (7, 4093, 65_539):
         assert parse(output, chunk, multiline=multiline) == whole, chunk
+        # In 7-byte reads every message over 1,000 bytes is streamed (a bigger read can bring
+        # a whole message at once, which is then parsed whole).
+        assert streamed or chunk > 7, "the long messages were streamed"
 
 
 def test_output_that_ends_inside_a_long_match_is_a_tool_output_error(
@@ -149,9 +167,10 @@ def test_a_long_line_through_the_runner_matches_the_short_path(
 ) -> None:
     call = parse_tool_call({"name": "ripgrep_search", "arguments": {"pattern": "é|foo"}})
     whole = run_tool_call(call, corpus, max_findings=10**6)
-    monkeypatch.setattr(parsers, "LONG_MESSAGE_BYTES", 1000)
+    streamed_messages = stream_long_messages(monkeypatch)
     streamed = run_tool_call(call, corpus, max_findings=10**6)
     assert streamed.ok and streamed.findings == whole.findings and len(whole.findings) > 1000
+    assert streamed_messages
 
 
 def test_a_line_whose_submatches_are_too_many_to_hold_is_bad_output(
