@@ -10,7 +10,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from codesearch_core.cli import data_cmds, propose_cmds, seeds_cmds, tool_cmds, verify_cmds
+from codesearch_core.cli import (
+    corpus_cmds,
+    data_cmds,
+    propose_cmds,
+    seeds_cmds,
+    tool_cmds,
+    verify_cmds,
+)
 from codesearch_core.errors import CodesearchError
 
 EXIT_OK = 0
@@ -24,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Author, execute, grade and export verified code-search tool calls.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (tool_cmds, seeds_cmds, data_cmds, propose_cmds, verify_cmds):
+    for module in (tool_cmds, corpus_cmds, seeds_cmds, data_cmds, propose_cmds, verify_cmds):
         module.register(sub)
     return parser
 

@@ -2,7 +2,9 @@
 the one bounded JSONL line reader every importer uses.
 
 Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `file_encoding`, `language_for_path`,
-`main_language` (`corpora.corpus`); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
+`main_language`, `corpus_info`, `check_corpus`, `current_snapshot`, `pin_corpus` (`corpora.corpus`);
+`add_corpus` (`corpora.sources`: a pinned snapshot of a folder, git checkout, sdist or npm package);
+`Manifest`, `read_manifest`, `short_id` (`corpora.snapshot`: manifests and snapshot ids); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
 `check_expected_files` (`corpora.blueprints`); `check_seed_file`, `read_seed_file`, `pin_seed_file`,
 `CATEGORY_TAGS`, `FLAG_TAGS` (`corpora.seed_rules`: the shipped seeds' extra rules); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`).
 Imports `tools` and below.
@@ -17,13 +19,18 @@ from codesearch_core.corpora.blueprints import (
     read_blueprints_jsonl,
 )
 from codesearch_core.corpora.corpus import (
+    CorpusInfo,
+    check_corpus,
+    corpus_info,
     corpus_root,
+    current_snapshot,
     file_encoding,
     highlight_language,
     language_for_path,
     list_corpora,
     list_files,
     main_language,
+    pin_corpus,
     read_file_text,
 )
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
@@ -38,6 +45,15 @@ from codesearch_core.corpora.seed_rules import (
     pin_seed_file,
     read_seed_file,
 )
+from codesearch_core.corpora.snapshot import (
+    MANIFEST_NAME,
+    CheckResult,
+    FileEntry,
+    Manifest,
+    read_manifest,
+    short_id,
+)
+from codesearch_core.corpora.sources import AddResult, add_corpus, max_corpus_bytes, remove_tree
 
 __all__ = [
     "CATEGORY_TAGS",
@@ -45,13 +61,23 @@ __all__ = [
     "FLAG_TAGS",
     "KEYWORD_HIT",
     "KEYWORD_SHARE",
+    "MANIFEST_NAME",
     "WEAK_ABOVE",
+    "AddResult",
+    "CheckResult",
+    "CorpusInfo",
+    "FileEntry",
+    "Manifest",
+    "add_corpus",
     "blueprint_from_dict",
     "blueprint_to_dict",
     "bounded_lines",
+    "check_corpus",
     "check_expected_files",
     "check_seed_file",
+    "corpus_info",
     "corpus_root",
+    "current_snapshot",
     "dumps_blueprints_jsonl",
     "file_encoding",
     "highlight_language",
@@ -61,9 +87,14 @@ __all__ = [
     "list_files",
     "load_seed_blueprints",
     "main_language",
+    "max_corpus_bytes",
     "open_jsonl",
+    "pin_corpus",
     "pin_seed_file",
     "read_blueprints_jsonl",
     "read_file_text",
+    "read_manifest",
     "read_seed_file",
+    "remove_tree",
+    "short_id",
 ]

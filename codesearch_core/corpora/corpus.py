@@ -8,12 +8,21 @@ point outside, and a dot-file is not something a search task should be about.
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from codesearch_core import config
+from codesearch_core.corpora.snapshot import (
+    CheckResult,
+    Manifest,
+    check_folder,
+    read_manifest,
+    write_manifest,
+)
 from codesearch_core.errors import CorpusError
 from codesearch_core.tools import resolve_in_corpus
 
@@ -165,3 +174,63 @@ def file_tree(name: str) -> dict[str, Any]:
             node = node.setdefault(d, {})
         node[leaf] = None
     return tree
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusInfo:
+    """What `codesearch corpus list` and the Corpus page show of a corpus."""
+
+    name: str
+    snapshot_id: str | None  # None: no manifest (unpinned)
+    files: int
+    bytes: int
+    languages: tuple[tuple[str, int], ...]  # ast-grep language -> files, most first
+    source: str
+    created_at: str
+
+
+def corpus_info(name: str) -> CorpusInfo:
+    """A corpus's manifest summed up (no hashing); an unpinned corpus is listed from its folder."""
+    root = corpus_root(name)
+    manifest = read_manifest(root)
+    if manifest is not None:
+        sizes = {f.path: f.size for f in manifest.files}
+        source, created = manifest.source, manifest.created_at
+    else:
+        sizes = {rel: (root / rel).stat().st_size for rel in list_files(name)}
+        source, created = "", ""
+    langs = Counter(lang for rel in sizes if (lang := language_for_path(rel)))
+    return CorpusInfo(
+        name,
+        manifest.snapshot_id if manifest else None,
+        len(sizes),
+        sum(sizes.values()),
+        tuple(langs.most_common()),
+        source,
+        created,
+    )
+
+
+def check_corpus(name: str) -> CheckResult:
+    """The corpus folder against its manifest (every file hashed unless no stat changed)."""
+    return check_folder(corpus_root(name))
+
+
+def current_snapshot(name: str) -> str:
+    """The snapshot id of the corpus's files as they are now: what a run records."""
+    return check_corpus(name).content_id
+
+
+def pin_corpus(name: str) -> Manifest:
+    """Write a new manifest for the folder as it is; the source recorded before is kept."""
+    root = corpus_root(name)
+    try:
+        old = read_manifest(root)
+    except CorpusError:
+        old = None
+    mode = root.stat().st_mode
+    os.chmod(root, mode | stat.S_IWUSR)  # a snapshot's root is read-only
+    try:
+        return write_manifest(root, old.source if old else f"dir:{root}")
+    finally:
+        os.chmod(root, mode)

@@ -8,7 +8,7 @@ Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out
 """
 
 from codesearch_core.tools.argv import ArgvError, check_runnable
-from codesearch_core.tools.binaries import rg_type_names
+from codesearch_core.tools.binaries import rg_path, rg_type_names, tool_versions
 from codesearch_core.tools.definitions import (
     OPENAI_TOOLS,
     XLAM_TOOLS_JSON,
@@ -57,9 +57,11 @@ __all__ = [
     "plan_to_dict",
     "requires_pcre2",
     "resolve_in_corpus",
+    "rg_path",
     "rg_type_names",
     "run_plan",
     "run_result_to_dict",
     "run_tool_call",
+    "tool_versions",
     "xlam_tools",
 ]

@@ -15,6 +15,9 @@ Decisions that make a result depend on the corpus files and the call alone:
 - `-U` is multiline without `--multiline-dotall`: `.` still stops at a newline, so `a.*b` cannot
   swallow a file; a pattern that wants dot-all says `(?s)`.
 - No `--sort`: it forces rg onto one thread; the runner sorts findings by path instead.
+- `ast-grep --config=<the studio's empty sgconfig.yml>`: an `sgconfig.yml` in the corpus (or above
+  it) would otherwise add its rules and its `languageGlobs` (parse `*.txt` as Python, say); with
+  the ignore flags above, nothing a corpus holds changes which files, rules or languages are used.
 - `ast-grep --inspect=entity`: ast-grep skips a file it cannot read without a word and exits 0; its
   trace on stderr (`sg: entity|file|locked.py: skipped=permissionDenied`) is the only place that
   says so, and the runner reads it from there.
@@ -37,6 +40,7 @@ AST_GREP_IGNORE_FLAGS: Final[tuple[str, ...]] = tuple(
     arg for kind in ("dot", "exclude", "global", "parent", "vcs") for arg in ("--no-ignore", kind)
 )
 AST_GREP_INSPECT_FLAG: Final = "--inspect=entity"
+AST_GREP_CONFIG_FLAG: Final = f"--config={Path(__file__).with_name('sgconfig.yml')}"
 #: The `id` given to the single rule of a structured ast-grep call.
 AST_GREP_RULE_ID: Final = "codesearch"
 
@@ -128,7 +132,8 @@ def ast_grep_argv(
         argv = [ast_grep_path(), "scan", f"--inline-rules={canonical_json(config)}"]
     else:
         argv = [ast_grep_path(), "run", f"--pattern={args['pattern']}", f"--lang={language}"]
-    argv += ["--json=stream", AST_GREP_INSPECT_FLAG, *AST_GREP_IGNORE_FLAGS, "--"]
+    argv += ["--json=stream", AST_GREP_CONFIG_FLAG, AST_GREP_INSPECT_FLAG, *AST_GREP_IGNORE_FLAGS]
+    argv.append("--")
     argv += _paths_or_restriction(args, corpus_root, restrict_files)
     return argv
 

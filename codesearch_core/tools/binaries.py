@@ -88,7 +88,28 @@ def rg_type_names() -> frozenset[str]:
     return frozenset(line.split(":", 1)[0] for line in out.splitlines() if ":" in line)
 
 
+def _version(binary: Binary) -> str:
+    out = subprocess.run(
+        [find_binary(binary), "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    ).stdout.split()
+    # `ripgrep 15.1.0 (rev ...)` / `ast-grep 0.51.0`: the second word.
+    return out[1] if len(out) > 1 else "unknown"
+
+
+@cache
+def tool_versions() -> dict[str, str]:
+    """The versions of the installed tools, `{"rg": "15.1.0", "ast-grep": "0.51.0"}`: a run
+    records them, so a finding made by another version is known to be stale."""
+    return {b.value: _version(b) for b in Binary}
+
+
 def clear_caches() -> None:
     """Forget cached look-ups (after changing PATH or the env overrides, e.g. in tests)."""
     find_binary.cache_clear()
     rg_type_names.cache_clear()
+    tool_versions.cache_clear()

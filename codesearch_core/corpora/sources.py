@@ -1,0 +1,443 @@
+"""Adding a corpus: a read-only, pinned snapshot of a folder, a git checkout or a package.
+
+SOURCE is one of:
+- a local directory: its files as a checkout of it would have them (`.gitignore` rules apply,
+  read with rg's own gitignore matcher; `.git/` is left out);
+- `git:PATH[@REV]`, or a directory that is a git work tree: the files git tracks (at REV through
+  `git archive`, or in the work tree as it is);
+- `pypi:NAME==VERSION`: the sdist, fetched by pip's own `pip download --no-binary :all:`;
+- `npm:NAME@VERSION`: the package tarball, fetched by `npm pack`.
+
+The snapshot is built in a staging folder beside the corpora and renamed into place once it is
+whole, so a corpus appears complete or not at all (a full disk, a bad archive or Ctrl-C leaves
+only the staging folder, which the next `add` sweeps). Symlinks are never copied (one may point
+outside the source); an archive member with an absolute path or `..` refuses the whole archive.
+Files are made read-only: a corpus is edited on purpose (`chmod`, then `corpus pin`), not by
+accident.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+from codesearch_core import config
+from codesearch_core.corpora.snapshot import MANIFEST_NAME, Manifest, write_manifest
+from codesearch_core.errors import CorpusError
+from codesearch_core.tools import rg_path
+
+#: The default cap on a corpus's size (CODESEARCH_CORPUS_MAX_BYTES overrides it).
+DEFAULT_MAX_BYTES: Final = 2 * 1024**3
+FETCH_TIMEOUT_S: Final = 600
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_STAGING_PREFIX: Final = ".staging-"
+
+#: `progress(stage, done, total)`: stage is "fetch", "copy" or "hash"; total 0 when unknown.
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    name: str
+    root: Path
+    manifest: Manifest
+    skipped_symlinks: int
+
+
+def max_corpus_bytes() -> int:
+    raw = os.environ.get("CODESEARCH_CORPUS_MAX_BYTES", "").strip()
+    if not raw:
+        return DEFAULT_MAX_BYTES
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise CorpusError(
+            f"CODESEARCH_CORPUS_MAX_BYTES={raw!r} is not a number of bytes (e.g. 2000000000)"
+        ) from None
+
+
+def check_name(name: str) -> str:
+    if not _NAME.fullmatch(name):
+        raise CorpusError(
+            f"{name!r} is not a corpus name: letters, digits, '.', '_' and '-', starting with a "
+            "letter or digit, at most 64 characters"
+        )
+    return name
+
+
+class _Budget:
+    """Bytes copied so far against the cap: the snapshot stops at the first byte over it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def take(self, size: int, what: str) -> None:
+        self.used += size
+        if self.used > self.limit:
+            raise CorpusError(
+                f"the source is too large: over {self.limit:,} bytes at {what!r} (the cap is "
+                "CODESEARCH_CORPUS_MAX_BYTES, or --max-bytes)"
+            )
+
+
+def _run(argv: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    try:
+        proc = subprocess.run(
+            argv, cwd=cwd, capture_output=True, timeout=FETCH_TIMEOUT_S, check=False
+        )
+    except FileNotFoundError:
+        raise CorpusError(f"{what}: {argv[0]!r} is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise CorpusError(f"{what}: no answer in {FETCH_TIMEOUT_S} s (no network?)") from None
+    if proc.returncode != 0:
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        # pip and npm print warnings first; their errors say what went wrong.
+        errors = [ln for ln in lines if ln.lower().startswith(("error", "npm error", "fatal"))]
+        tail = (errors or lines)[-4:]
+        raise CorpusError(f"{what} failed (exit {proc.returncode}): " + " | ".join(tail))
+    return proc
+
+
+# --- local folders ------------------------------------------------------------------------------
+
+
+def _is_git_worktree(path: Path) -> bool:
+    proc = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
+        capture_output=True,
+        check=False,
+    )
+    return proc.returncode == 0 and Path(proc.stdout.decode().strip()).resolve() == path.resolve()
+
+
+def _split_nul(data: bytes) -> list[str]:
+    return [os.fsdecode(p) for p in data.split(b"\0") if p]
+
+
+def _folder_files(src: Path) -> list[str]:
+    """The files a checkout of `src` has, relative. A git work tree: what git tracks or would add;
+    a plain folder: every file its `.gitignore`s do not exclude (rg applies them outside git
+    with --no-require-git; `.ignore`/`.rgignore` are rg's, not a checkout's, and are not read)."""
+    if _is_git_worktree(src):
+        proc = _run(
+            ["git", "-C", str(src), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            f"listing the files of {src}",
+        )
+        return sorted(set(_split_nul(proc.stdout)))
+    proc = _run(
+        [
+            rg_path(), "--files", "--null", "--hidden", "--no-config", "--no-require-git",
+            "--no-ignore-dot", "--no-ignore-global", "--no-ignore-parent", "--no-ignore-exclude",
+            "--glob", "!.git", ".",
+        ],
+        f"listing the files of {src}",
+        cwd=src,
+    )  # fmt: skip
+    return sorted(p.removeprefix("./") for p in _split_nul(proc.stdout))
+
+
+def _copy_folder(src: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
+    """Copy the checkout's files of `src` into `dest`; the number of symlinks left out."""
+    rels = _folder_files(src)
+    skipped = 0
+    for i, rel in enumerate(rels):
+        source = src / rel
+        st = source.lstat() if source.exists() or source.is_symlink() else None
+        if st is None or not stat.S_ISREG(st.st_mode):
+            skipped += st is not None and stat.S_ISLNK(st.st_mode)
+            continue  # a symlink, or a tracked file deleted from the work tree
+        if rel == MANIFEST_NAME:
+            continue
+        budget.take(st.st_size, rel)
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target, follow_symlinks=False)
+        if i % 64 == 0 or i + 1 == len(rels):
+            progress("copy", i + 1, len(rels))
+    return skipped
+
+
+# --- archives -----------------------------------------------------------------------------------
+
+
+def _member_path(name: str, archive: str) -> PurePosixPath | None:
+    """The member's path inside the archive's single top folder; None for the top folder itself.
+    CorpusError for a path that would land outside the snapshot."""
+    p = PurePosixPath(name.replace("\\", "/"))
+    if p.is_absolute() or ".." in p.parts or re.match(r"^[A-Za-z]:", name):
+        raise CorpusError(
+            f"{archive} has a member with an unsafe path ({name!r}): refused, nothing was added"
+        )
+    parts = [part for part in p.parts if part not in ("", ".")]
+    return PurePosixPath(*parts[1:]) if len(parts) > 1 else None
+
+
+def _top_folders(names: Iterator[str]) -> set[str]:
+    return {PurePosixPath(n.replace("\\", "/")).parts[0] for n in names if n.strip("/.")}
+
+
+def _extract_tar(path: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
+    skipped = 0
+    try:
+        with tarfile.open(path) as tar:
+            members = tar.getmembers()
+            for m in members:
+                _member_path(m.name, path.name)  # refuse before writing anything
+            if len(_top_folders(m.name for m in members)) != 1:
+                raise CorpusError(f"{path.name} is not a package archive: no single top folder")
+            for i, m in enumerate(members):
+                rel = _member_path(m.name, path.name)
+                if rel is None or m.isdir():
+                    continue
+                if not m.isfile():
+                    skipped += m.issym() or m.islnk()
+                    continue
+                budget.take(m.size, str(rel))
+                target = dest / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                src = tar.extractfile(m)
+                assert src is not None  # a regular member always has a file object
+                with src, target.open("xb") as out:
+                    shutil.copyfileobj(src, out)
+                progress("copy", i + 1, len(members))
+    except (tarfile.TarError, EOFError) as exc:
+        raise CorpusError(f"{path.name} is not a readable archive: {exc}") from None
+    return skipped
+
+
+def _extract_zip(path: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
+    skipped = 0
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            for info in infos:
+                _member_path(info.filename, path.name)
+            if len(_top_folders(i.filename for i in infos)) != 1:
+                raise CorpusError(f"{path.name} is not a package archive: no single top folder")
+            for i, info in enumerate(infos):
+                rel = _member_path(info.filename, path.name)
+                if rel is None or info.is_dir():
+                    continue
+                if stat.S_ISLNK(info.external_attr >> 16):
+                    skipped += 1
+                    continue
+                budget.take(info.file_size, str(rel))
+                target = dest / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src, target.open("xb") as out:
+                    shutil.copyfileobj(src, out)
+                progress("copy", i + 1, len(infos))
+    except zipfile.BadZipFile as exc:
+        raise CorpusError(f"{path.name} is not a readable archive: {exc}") from None
+    return skipped
+
+
+def _extract(path: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
+    name = path.name.lower()
+    if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")):
+        return _extract_tar(path, dest, budget, progress)
+    if name.endswith(".zip"):
+        return _extract_zip(path, dest, budget, progress)
+    raise CorpusError(f"{path.name} is not an sdist or package tarball (.tar.gz, .tgz or .zip)")
+
+
+def _fetch_pypi(spec: str, work: Path) -> Path:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+", spec):
+        raise CorpusError(f"pypi:{spec} is not NAME==VERSION (e.g. pypi:click==8.1.7)")
+    _run(
+        [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+            "--disable-pip-version-check", "--quiet", "--dest", str(work), spec,
+        ],
+        f"fetching the sdist of {spec} from PyPI",
+    )  # fmt: skip
+    got = [p for p in work.iterdir() if p.is_file()]
+    if len(got) != 1:
+        raise CorpusError(f"pip download of {spec} gave {len(got)} files, not one sdist")
+    if got[0].suffix == ".whl":
+        raise CorpusError(f"{spec} has no sdist on PyPI (pip gave a wheel): not added")
+    return got[0]
+
+
+def _fetch_npm(spec: str, work: Path) -> Path:
+    if not re.fullmatch(r"(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*@[A-Za-z0-9.+_-]+", spec):
+        raise CorpusError(f"npm:{spec} is not NAME@VERSION (e.g. npm:express@4.18.2)")
+    _run(
+        ["npm", "pack", spec, "--pack-destination", str(work), "--loglevel=error"],
+        f"fetching {spec} from the npm registry",
+        cwd=work,
+    )
+    got = [p for p in work.iterdir() if p.name.endswith(".tgz")]
+    if len(got) != 1:
+        raise CorpusError(f"npm pack {spec} gave {len(got)} tarballs, not one")
+    return got[0]
+
+
+def _git_archive(repo: Path, rev: str, work: Path) -> Path:
+    if rev.startswith("-"):
+        raise CorpusError(f"{rev!r} is not a git revision")
+    out = work / "source.tar"
+    top = repo.resolve().name or "source"
+    proc = _run(
+        ["git", "-C", str(repo), "archive", "--format=tar", f"--prefix={top}/", rev, "--"],
+        f"reading {repo} at {rev}",
+    )
+    out.write_bytes(proc.stdout)
+    return out
+
+
+# --- adding -------------------------------------------------------------------------------------
+
+
+def _make_read_only(root: Path) -> None:
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            os.chmod(os.path.join(dirpath, f), 0o444)
+    for dirpath, _dirs, _files in os.walk(root, topdown=False):
+        os.chmod(dirpath, 0o555)
+
+
+def remove_tree(root: Path) -> None:
+    """rmtree that also removes read-only snapshots (their folders are 0o555)."""
+
+    def make_writable(func: Callable[..., object], path: str, _exc: object) -> None:
+        os.chmod(os.path.dirname(path) or ".", 0o755)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o755)
+        func(path)
+
+    if root.exists() or root.is_symlink():
+        # `onerror`, not 3.12's `onexc`: the project runs on 3.11 too.
+        shutil.rmtree(root, onerror=make_writable)
+
+
+def _sweep_staging(corpora: Path) -> None:
+    """Remove staging folders whose `add` is no longer running (killed, or the disk filled)."""
+    for p in corpora.glob(f"{_STAGING_PREFIX}*"):
+        pid = p.name.rsplit("-", 2)[-2] if p.name.count("-") >= 2 else ""
+        if pid.isdigit() and _pid_alive(int(pid)):
+            continue
+        remove_tree(p)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def describe_source(source: str) -> str:
+    """`source` as the manifest records it (local paths made absolute)."""
+    for prefix in ("pypi:", "npm:"):
+        if source.startswith(prefix):
+            return source
+    path, _, rev = source.removeprefix("git:").partition("@")
+    kind = "git" if source.startswith("git:") or rev else "dir"
+    full = str(Path(path).expanduser().resolve())
+    return f"{kind}:{full}@{rev}" if rev else f"{kind}:{full}"
+
+
+def _fill(source: str, stage: Path, work: Path, budget: _Budget, progress: Progress) -> int:
+    if source.startswith("pypi:"):
+        progress("fetch", 0, 0)
+        return _extract(_fetch_pypi(source.removeprefix("pypi:"), work), stage, budget, progress)
+    if source.startswith("npm:"):
+        progress("fetch", 0, 0)
+        return _extract(_fetch_npm(source.removeprefix("npm:"), work), stage, budget, progress)
+    path_text, _, rev = source.removeprefix("git:").partition("@")
+    src = Path(path_text).expanduser()
+    if not src.exists():
+        raise CorpusError(f"{source!r}: no such directory (or use pypi:NAME==VER, npm:NAME@VER)")
+    if not src.is_dir():
+        raise CorpusError(f"{source!r} is not a directory")
+    if rev:
+        if not _is_git_worktree(src):
+            raise CorpusError(f"{src} is not the top of a git checkout: @{rev} needs one")
+        return _extract(_git_archive(src, rev, work), stage, budget, progress)
+    if source.startswith("git:") and not _is_git_worktree(src):
+        raise CorpusError(f"{src} is not the top of a git checkout")
+    if (
+        src.resolve() == config.corpora_dir().resolve()
+        or config.corpora_dir().resolve().is_relative_to(src.resolve())
+    ):
+        raise CorpusError(f"{src} holds the corpora folder itself: choose a folder inside it")
+    return _copy_folder(src, stage, budget, progress)
+
+
+def add_corpus(
+    name: str,
+    source: str,
+    *,
+    replace: bool = False,
+    max_bytes: int | None = None,
+    progress: Progress = _no_progress,
+) -> AddResult:
+    """Snapshot `source` as corpus `name` (see the module doc); CorpusError with the reason when it
+    cannot, and then nothing under the corpora folder has changed."""
+    check_name(name)
+    corpora = config.corpora_dir()
+    corpora.mkdir(parents=True, exist_ok=True)
+    target = corpora / name
+    if (target.exists() or target.is_symlink()) and not replace:
+        raise CorpusError(f"a corpus named {name!r} exists already: --replace replaces it")
+    _sweep_staging(corpora)
+    budget = _Budget(max_bytes if max_bytes is not None else max_corpus_bytes())
+    stage = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{name}-{os.getpid()}-", dir=corpora))
+    try:
+        with tempfile.TemporaryDirectory(prefix="codesearch-fetch-") as work:
+            skipped = _fill(source, stage, Path(work), budget, progress)
+        if not any(stage.iterdir()):
+            raise CorpusError(f"{source!r} has no files to search: nothing was added")
+        manifest = write_manifest(
+            stage, describe_source(source), progress=lambda d, t: progress("hash", d, t)
+        )
+        _make_read_only(stage)
+        _move_into_place(stage, target, replace)
+    except OSError as exc:
+        remove_tree(stage)
+        raise CorpusError(
+            f"could not write the snapshot of {source!r}: {exc.strerror or exc}; nothing was added"
+        ) from None
+    except BaseException:
+        remove_tree(stage)
+        raise
+    return AddResult(name, target, manifest, skipped)
+
+
+def _move_into_place(stage: Path, target: Path, replace: bool) -> None:
+    os.chmod(stage, 0o755)  # rename needs no write on the folder itself; its parent is ours
+    if replace and (target.exists() or target.is_symlink()):
+        old = target.with_name(f"{_STAGING_PREFIX}old-{target.name}-{os.getpid()}-x")
+        os.rename(target, old)
+        try:
+            os.rename(stage, target)
+        except OSError:
+            os.rename(old, target)
+            raise
+        remove_tree(old)
+    else:
+        try:
+            os.rename(stage, target)
+        except OSError as exc:
+            raise CorpusError(f"could not move the snapshot into {target}: {exc}") from None
+    os.chmod(target, 0o555)
