@@ -181,12 +181,15 @@ def test_the_shipped_corpora_are_there_and_multilingual() -> None:
     assert {"javascript", "typescript", "tsx", "python", "go", "c", "rust", "java"} <= languages
 
 
-def test_the_shipped_corpora_have_no_hidden_files_but_their_gitignores() -> None:
+def test_the_shipped_corpora_have_no_hidden_files_but_their_gitignores_and_manifest() -> None:
     # Hidden files are invisible to both tools. A corpus's .gitignore is noise a real repository
-    # has: the runner passes --no-ignore, so the files it names are searched like any other.
+    # has: the runner passes --no-ignore, so the files it names are searched like any other. The
+    # manifest pins the corpus (corpora.snapshot).
     for name in corpus.list_corpora():
         root = corpus.corpus_root(name)
-        hidden = [p for p in root.rglob(".*") if p.name != ".gitignore"]
+        hidden = [
+            p for p in root.rglob(".*") if p.name not in (".gitignore", ".codesearch-manifest.json")
+        ]
         assert hidden == [], f"{name}: {hidden}"
 
 
