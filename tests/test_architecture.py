@@ -30,6 +30,7 @@ LAYERS: tuple[str, ...] = (
     "ingest",
     "export",
     "verify",
+    "synthesis",
     "studio",
     "cli",
 )

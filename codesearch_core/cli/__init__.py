@@ -15,6 +15,7 @@ from codesearch_core.cli import (
     data_cmds,
     propose_cmds,
     seeds_cmds,
+    synth_cmds,
     tool_cmds,
     verify_cmds,
 )
@@ -31,7 +32,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Author, execute, grade and export verified code-search tool calls.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (tool_cmds, corpus_cmds, seeds_cmds, data_cmds, propose_cmds, verify_cmds):
+    for module in (
+        tool_cmds,
+        corpus_cmds,
+        seeds_cmds,
+        data_cmds,
+        propose_cmds,
+        verify_cmds,
+        synth_cmds,
+    ):
         module.register(sub)
     return parser
 

@@ -2,6 +2,7 @@
 
 All engines share one interface (`base.Engine.propose`) and one path from text to `Proposal`
 (`base.proposal_from_text`: parse, repair, validate). Importing this package never imports vLLM.
+JSON samples for other tasks than tool calls (synthesis's intents): `engines.json_samples`.
 Imports `corpora`, `tools` and below; never the store.
 """
 
@@ -10,10 +11,16 @@ from codesearch_core.engines.base import (
     Engine,
     ProgressFn,
     SamplingSettings,
+    proposal_from_text,
     proposal_to_json,
 )
 from codesearch_core.engines.import_engine import ENGINE_NAME as IMPORT_ENGINE
 from codesearch_core.engines.import_engine import ImportEngine
+from codesearch_core.engines.json_samples import (
+    JsonSampler,
+    openai_json_sampler,
+    vllm_json_sampler,
+)
 from codesearch_core.engines.mutations import ENGINE_NAME as MUTATIONS_ENGINE
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.engines.openai_engine import ENGINE_NAME as OPENAI_ENGINE
@@ -59,6 +66,7 @@ __all__ = [
     "Engine",
     "Example",
     "ImportEngine",
+    "JsonSampler",
     "ModelPreset",
     "MutationEngine",
     "OpenAIEngine",
@@ -76,6 +84,9 @@ __all__ = [
     "get_tool_format",
     "get_vllm_engine",
     "messages_to_text",
+    "openai_json_sampler",
+    "proposal_from_text",
     "proposal_to_json",
     "shutdown_vllm_engine",
+    "vllm_json_sampler",
 ]

@@ -375,7 +375,43 @@ _V7: Final[tuple[str, ...]] = (
     "ALTER TABLE blueprints ADD COLUMN plan JSON",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+_V8: Final[tuple[str, ...]] = (
+    # v8: draft blueprints synthesized from a corpus (`codesearch synthesize`), each with where it
+    # came from (mined rule, engine, prompt, sample) and its review state; an accepted draft names
+    # the blueprint it became. One row per draft, written in its own transaction.
+    "CREATE SEQUENCE draft_seq START 1",
+    """
+    CREATE TABLE drafts (
+        id VARCHAR PRIMARY KEY,
+        seq BIGINT NOT NULL DEFAULT nextval('draft_seq'),
+        corpus VARCHAR NOT NULL,
+        language VARCHAR NOT NULL,
+        tool VARCHAR NOT NULL,
+        intent VARCHAR NOT NULL,
+        difficulty VARCHAR NOT NULL,
+        reference_call JSON NOT NULL,
+        expected JSON NOT NULL,
+        findings_hash VARCHAR NOT NULL,
+        tags VARCHAR[] NOT NULL,
+        rule VARCHAR NOT NULL,
+        engine VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        prompt VARCHAR NOT NULL,
+        sample JSON NOT NULL,
+        reference_reward DOUBLE NOT NULL,
+        baseline_reward DOUBLE,
+        status VARCHAR NOT NULL DEFAULT 'pending',
+        blueprint_id VARCHAR,
+        decided_by VARCHAR,
+        decided_at TIMESTAMP,
+        note VARCHAR NOT NULL DEFAULT '',
+        version BIGINT NOT NULL DEFAULT 0,
+        created_at TIMESTAMP NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 STORE_TABLES: Final = frozenset(

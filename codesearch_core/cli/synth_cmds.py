@@ -1,0 +1,150 @@
+"""Sub-command: synthesize.
+
+`codesearch synthesize --corpus NAME` mines the corpus with the rule templates, keeps the targets
+a text search cannot fake, verifies and de-duplicates them and writes each as a draft blueprint to
+the store, one transaction per draft: Ctrl-C keeps every draft made so far. Intents come from the
+templates (no model), from vLLM in process, or from an OpenAI-compatible server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from codesearch_core import config
+from codesearch_core.cli.tool_cmds import EXIT_OK, EXIT_PROBLEMS
+
+if TYPE_CHECKING:  # the tools, the grader and the store load when the command runs
+    from codesearch_core.synthesis import IntentWriter, SynthesisCounts, SynthesisReport
+
+ENGINES: Final = ("templates", "vllm", "openai")
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "synthesize",
+        help="make draft blueprints from a corpus: mine, verify, de-duplicate, write intents",
+        description=(
+            "Mine the corpus with ast-grep and ripgrep rule templates, keep targets in size bounds "
+            "that a text baseline scores clearly below, re-run each reference, drop targets with "
+            "the same findings or too-close intents, and write the rest as drafts to the store "
+            "for review. Prints the counts per stage: mined, verified, deduplicated, kept."
+        ),
+    )
+    p.add_argument("--corpus", required=True, help="the corpus to mine")
+    p.add_argument("--engine", choices=ENGINES, default="templates", help="who writes intents")
+    p.add_argument("--limit", type=int, default=None, help="stop after this many new drafts")
+    p.add_argument("--seed", type=int, default=0, help="orders the targets and picks wordings")
+    p.add_argument("--workers", type=int, default=2, help="threads running the tools")
+    p.add_argument("--json", action="store_true", help="print one JSON report")
+    p.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
+    model = p.add_argument_group("model engines (vllm, openai)")
+    model.add_argument("--model", help="model id or directory")
+    model.add_argument("--n", type=int, default=4, help="intent samples per target (default 4)")
+    model.add_argument("--temperature", type=float, default=0.8)
+    model.add_argument("--max-tokens", type=int, default=96)
+    model.add_argument("--batch-size", type=int, default=16, help="targets per generate call")
+    model.add_argument("--tp", type=int, default=1, help="vllm tensor_parallel_size")
+    model.add_argument("--max-model-len", type=int, default=None, help="vllm context length")
+    model.add_argument("--base-url", help="openai: the server, e.g. http://127.0.0.1:8000/v1")
+    model.add_argument("--api-key", help="openai: API key (default: $OPENAI_API_KEY)")
+    p.set_defaults(func=cmd_synthesize)
+
+
+def _writer(args: argparse.Namespace) -> IntentWriter:
+    from codesearch_core.engines import SamplingSettings
+    from codesearch_core.errors import EngineError
+    from codesearch_core.synthesis import INTENT_SCHEMA, ModelWriter, TemplateWriter
+
+    if args.engine == "templates":
+        return TemplateWriter()
+    if not args.model:
+        raise EngineError(f"--engine {args.engine} needs --model")
+    sampling = SamplingSettings(
+        temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed
+    )
+    if args.engine == "openai":
+        from codesearch_core.engines import OpenAIEngine, OpenAISettings, openai_json_sampler
+
+        if not args.base_url:
+            raise EngineError("--engine openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+        engine = OpenAIEngine(
+            OpenAISettings(
+                base_urls=(args.base_url,),
+                model=args.model,
+                api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
+            )
+        )
+        sampler = openai_json_sampler(engine, INTENT_SCHEMA, sampling)
+        return ModelWriter("openai", args.model, sampler, n=args.n)
+    from codesearch_core.engines import VllmSettings, get_vllm_engine, vllm_json_sampler
+
+    vllm = get_vllm_engine(
+        VllmSettings(
+            model=args.model,
+            tensor_parallel_size=args.tp,
+            max_model_len=args.max_model_len,
+            seed=args.seed,
+        )
+    )
+    return ModelWriter(
+        "vllm", args.model, vllm_json_sampler(vllm, INTENT_SCHEMA, sampling), n=args.n
+    )
+
+
+def _line(counts: SynthesisCounts) -> str:
+    return (
+        f"mined {counts.mined} · verified {counts.verified} · deduplicated {counts.deduplicated}"
+        f" · kept {counts.kept}"
+    )
+
+
+def cmd_synthesize(args: argparse.Namespace) -> int:
+    from codesearch_core.cli.store_access import open_store
+    from codesearch_core.synthesis import stored_intents, synthesize
+
+    if args.limit is not None and args.limit < 1:
+        print("error: --limit must be at least 1", file=sys.stderr)
+        return 2
+    writer = _writer(args)
+    try:
+        with open_store(args.db or config.db_path()) as store:
+
+            def progress(counts: SynthesisCounts) -> None:
+                if not args.json:
+                    print(f"  {_line(counts)}", file=sys.stderr, flush=True)
+
+            report = synthesize(
+                args.corpus,
+                writer=writer,
+                sink=store,
+                limit=args.limit,
+                seed=args.seed,
+                workers=args.workers,
+                batch_size=args.batch_size,
+                known_intents=stored_intents(store, args.corpus),
+                on_progress=progress,
+            )
+    finally:
+        if args.engine == "vllm":
+            from codesearch_core.engines import shutdown_vllm_engine
+
+            shutdown_vllm_engine()
+    _print(report, as_json=args.json)
+    return EXIT_OK if report.counts.kept or report.counts.deduplicated else EXIT_PROBLEMS
+
+
+def _print(report: SynthesisReport, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+        return
+    counts = report.counts
+    print(f"{report.corpus} ({report.engine}): candidates {counts.candidates} · {_line(counts)}")
+    if counts.dropped:
+        print("dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.dropped.items())))
+    per_minute = report.to_dict()["drafts_per_minute"]
+    print(f"{counts.kept} new drafts in {report.elapsed_s:.1f} s ({per_minute} per minute)")

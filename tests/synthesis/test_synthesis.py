@@ -1,0 +1,145 @@
+"""Synthesis on the shipped webshop corpus with the real rg and ast-grep, into a real store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from codesearch_core.models import Difficulty
+from codesearch_core.store import Store
+from codesearch_core.synthesis import (
+    NothingToMineError,
+    SynthesisCounts,
+    Target,
+    TemplateWriter,
+    WrittenIntent,
+    check_sample,
+    synthesize,
+)
+from codesearch_core.synthesis.mine import MIN_MARGIN, candidates, measure, verify_target
+from codesearch_core.synthesis.rules import TEMPLATES
+from codesearch_core.tools import parse_tool_call
+
+
+def _target(rule: str, language: str, subject: str) -> Target:
+    for template, lang, subj, call in candidates("webshop"):
+        if (template.id, lang, subj) == (rule, language, subject):
+            target, why = measure("webshop", template, lang, subj, call)
+            assert target is not None, why
+            return target
+    raise AssertionError(f"{rule} {language} {subject} was not mined")
+
+
+def test_a_call_target_has_its_findings_and_beats_the_keyword_search() -> None:
+    target = _target("call", "javascript", "DB.query")
+    assert target.call.arguments == {"pattern": "DB.query($$$ARGS)", "language": "javascript"}
+    assert len(target.expected) >= 2 and target.files >= 2
+    # the webshop mentions DB.query in comments and strings: `rg -F` finds those too
+    assert target.baseline_label.startswith("rg -F 'DB.query'")
+    assert target.baseline_reward is not None
+    assert target.baseline_reward <= target.reference_reward - MIN_MARGIN
+    assert verify_target(target)
+
+
+def test_a_text_target_is_measured_against_its_naive_searches() -> None:
+    target = _target("secret-password", "javascript", "password")
+    assert target.call.name.value == "ripgrep_search"
+    assert target.baseline_label == "rg 'password'"
+    assert target.baseline_reward is not None and target.baseline_reward < 0.75
+
+
+def test_size_bounds_refuse_a_single_finding() -> None:
+    template = next(t for t in TEMPLATES if t.id == "call")
+    call = parse_tool_call(
+        {"name": "ast_grep_search",
+         "arguments": {"pattern": "stripe.refunds.create($$$ARGS)", "language": "typescript"}}
+    )  # fmt: skip
+    assert measure("webshop", template, "typescript", "stripe.refunds.create", call) == (
+        None,
+        "too_small",
+    )
+
+
+def test_synthesize_writes_distinct_verified_drafts(tmp_path: Path) -> None:
+    progress: list[int] = []
+    with Store(tmp_path / "s.duckdb") as store:
+        report = synthesize(
+            "webshop", writer=TemplateWriter(), sink=store, limit=50, seed=0,
+            on_progress=lambda c: progress.append(c.kept),
+        )  # fmt: skip
+        c = report.counts
+        assert c.kept >= 30 and len(set(report.draft_ids)) == c.kept
+        assert c.candidates >= c.mined >= c.verified >= c.deduplicated >= c.kept
+        assert c.dropped["too_small"] and c.dropped["baseline_close"]
+        assert progress and progress[-1] == c.kept
+        drafts, total = store.list_drafts(status="pending", limit=1000)
+        assert total == c.kept
+        assert len({d.findings_hash for d in drafts}) == total  # no two with the same findings
+        assert len({d.intent.casefold() for d in drafts}) == total
+        assert {d.engine for d in drafts} == {"templates"}
+        assert all(d.rule and d.prompt.startswith("template:") for d in drafts)
+        # Run again: everything is known already, nothing is written twice.
+        again = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=50, seed=0)
+        assert again.counts.kept == 0
+        assert store.draft_counts()["pending"] == c.kept
+
+
+def test_a_stop_midway_keeps_the_drafts_made_so_far(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as store:
+        seen: list[SynthesisCounts] = []
+        report = synthesize(
+            "webshop", writer=TemplateWriter(), sink=store, batch_size=8,
+            on_progress=seen.append, should_stop=lambda: bool(seen),
+        )  # fmt: skip
+        assert report.stopped
+        assert report.counts.candidates == 8
+        drafts, total = store.list_drafts(limit=100)
+        assert total == report.counts.kept == len(drafts)
+        assert all(d.expected and d.intent for d in drafts)
+
+
+def test_a_corpus_without_a_known_language_has_nothing_to_mine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "readme.txt").write_text("TODO(ann): write\nTODO(ann): more\n")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path))
+    with pytest.raises(NothingToMineError, match="nothing to mine in corpus 'notes'"):
+        list(candidates("notes"))
+
+
+class _SameIntent:
+    engine, model = "fixed", "m"
+
+    def write(self, targets: Sequence[Target], *, seed: int) -> list[WrittenIntent]:
+        del seed
+        return [WrittenIntent("Find the request handlers", Difficulty.MEDIUM) for _ in targets]
+
+
+def test_too_close_intents_are_dropped(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as store:
+        report = synthesize("webshop", writer=_SameIntent(), sink=store, limit=5)
+    assert report.counts.kept == 1
+    assert report.counts.dropped["close_intent"] >= 1
+
+
+def test_model_samples_are_checked() -> None:
+    target = _target("call", "javascript", "DB.query")
+    good = json.dumps({"intent": "Where do we run SQL through DB.query?", "difficulty": "easy"})
+    assert check_sample(good, target) == (("Where do we run SQL through DB.query?", "easy"), "")
+    assert check_sample("{not json", target)[1] == "invalid_json"
+    assert check_sample('{"intent": "x"}', target)[1] == "invalid_json"
+    quoted = json.dumps({"intent": "Find DB.query($$$ARGS) calls", "difficulty": "easy"})
+    assert check_sample(quoted, target)[1] == "quotes_pattern"
+    regex = json.dumps({"intent": r"Lines matching \bTODO\( in code", "difficulty": "hard"})
+    assert check_sample(regex, target)[1] == "quotes_pattern"
+
+
+def test_template_intents_vary_with_the_seed_and_fill_the_subject() -> None:
+    target = _target("call", "javascript", "DB.query")
+    intents = {TemplateWriter().write([target], seed=s)[0].intent for s in range(12)}
+    assert len(intents) >= 3
+    assert all(i is not None and "DB.query" in i and "JavaScript" in i for i in intents)
