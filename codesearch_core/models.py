@@ -188,6 +188,10 @@ class Blueprint:
     #: A plan seed's reference: two or three steps; `reference_call` is then its last step (the
     #: step whose findings are the plan's), so single-call consumers still see a call.
     plan: Plan | None = None
+    #: The corpus snapshot id (`corpora.snapshot`) the expected spans were computed on; None when
+    #: not known (written before pinning). Not part of equality: the same task on the same corpus
+    #: is the same blueprint whichever snapshot checked it last.
+    snapshot: str | None = field(default=None, compare=False)
 
     @property
     def reference(self) -> ToolCall | Plan:

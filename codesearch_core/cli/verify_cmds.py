@@ -61,6 +61,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--batch-size", type=int, default=config.VERIFY_BATCH_SIZE, help=argparse.SUPPRESS
     )
+    p.add_argument(
+        "--stale",
+        action="store_true",
+        help=(
+            "instead: re-run every blueprint reference and accepted proposal made on another "
+            "corpus snapshot or tool version; changed findings go to the Drift queue (Review)"
+        ),
+    )
     p.set_defaults(func=run_verify)
 
 
@@ -84,6 +92,8 @@ def run_verify(args: argparse.Namespace) -> int:
         raise StoreError(
             f"no store at {path}: make one with `codesearch propose` (or pass --db PATH)"
         )
+    if args.stale:
+        return run_stale(path)
     execute: OutcomeStream | None = None
     where = f"{args.workers or 'all'} local worker(s)"
     if args.ray is not None:
@@ -129,6 +139,34 @@ def run_verify(args: argparse.Namespace) -> int:
         f"{f' ({kinds})' if kinds else ''}; mean F1 {report.mean_f1:.3f}; "
         f"{report.elapsed_s:.1f}s, {report.calls_per_s:.1f} calls/s → {path}"
     )
+    return 0
+
+
+def run_stale(path: Path) -> int:
+    """`codesearch verify --stale`: exit 0 whatever drifted (the Drift queue holds it)."""
+    from codesearch_core.cli.store_access import open_store
+    from codesearch_core.corpora import check_corpus, short_id
+    from codesearch_core.verify import verify_stale
+
+    with open_store(path) as store:
+        report = verify_stale(store)
+        held = store.drift_held_out()
+    for name, snapshot in sorted(report.snapshots.items()):
+        check = check_corpus(name)
+        if check.pinned_id is not None and not check.ok:
+            print(
+                f"corpus {name}: differs from its manifest in {len(check.lines())} file(s) "
+                f"(`codesearch corpus check {name}`); re-checked on {short_id(snapshot)}"
+            )
+    print(
+        f"re-checked {report.references_checked} reference call(s) and "
+        f"{report.accepted_checked} accepted proposal(s) made on another snapshot or tool "
+        f"version: {report.references_drifted} reference(s) and {report.accepted_drifted} "
+        f"accepted proposal(s) changed → Drift queue on the Review page"
+        + (f"; {held} accepted item(s) held out of exports until decided" if held else "")
+    )
+    for item_id in report.drifted_ids:
+        print(f"  drift  {item_id}")
     return 0
 
 

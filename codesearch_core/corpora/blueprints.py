@@ -7,10 +7,11 @@ Line format::
      "expected": [{"path": "src/App.tsx", "start_line": 3, "end_line": 5}],
      "tags": ["adversarial:structure-vs-text"], "difficulty": "medium", "notes": "...",
      "counter_calls": [{"call": {"name": "ripgrep_search", ...}, "why": "..."}],
-     "pins": {"src/App.tsx": "<sha256 of the file>"}}
+     "pins": {"src/App.tsx": "<sha256 of the file>"}, "snapshot": "<corpus snapshot id>"}
 
 `tags`, `difficulty` (default medium), `notes`, `counter_calls` (the strongest wrong calls the author
-found) and `pins` (filled in by `codesearch seeds pin`) may be left out. A plan seed's
+found), `pins` and `snapshot` (both filled in by `codesearch seeds pin`: the expected files' sha256
+and the corpus snapshot id the spans were checked on) may be left out. A plan seed's
 `reference_call` is a plan, `{"steps": [{"call": ..., "restrict_to_previous": true}, ...]}` (two or
 three steps; the last step's findings are the plan's). Errors name the line and the field,
 and reading a file either returns every blueprint or raises on the first bad line (unless asked to
@@ -46,7 +47,7 @@ SLUG_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 LANGUAGE_RE: Final = re.compile(r"^[a-z][a-z0-9+#_-]{0,31}$")
 
 _REQUIRED: Final = ("id", "intent", "corpus", "language", "reference_call", "expected")
-_OPTIONAL: Final = ("tags", "difficulty", "notes", "counter_calls", "pins")
+_OPTIONAL: Final = ("tags", "difficulty", "notes", "counter_calls", "pins", "snapshot")
 MAX_COUNTER_CALLS: Final = 16
 _SHA256_RE: Final = re.compile(r"^[0-9a-f]{64}$")
 
@@ -220,7 +221,16 @@ def blueprint_from_dict(d: Any) -> Blueprint:
         counter_calls=_counter_calls(d.get("counter_calls", [])),
         pins=_pins(d.get("pins", {})),
         plan=plan,
+        snapshot=_snapshot(d.get("snapshot")),
     )
+
+
+def _snapshot(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SHA256_RE.match(value):
+        raise _bad("snapshot", "must be a corpus snapshot id (64 lowercase hex characters)")
+    return value
 
 
 def blueprint_to_dict(bp: Blueprint) -> dict[str, Any]:
@@ -241,6 +251,8 @@ def blueprint_to_dict(bp: Blueprint) -> dict[str, Any]:
         d["counter_calls"] = [{"call": c.call.to_dict(), "why": c.why} for c in bp.counter_calls]
     if bp.pins:
         d["pins"] = dict(bp.pins)
+    if bp.snapshot:
+        d["snapshot"] = bp.snapshot
     return d
 
 

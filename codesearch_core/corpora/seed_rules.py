@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from codesearch_core import config
 from codesearch_core.corpora.blueprints import read_blueprints_jsonl, write_blueprints_jsonl
+from codesearch_core.corpora.snapshot import check_folder
 from codesearch_core.errors import CorpusError, InputFileError
 from codesearch_core.models import Blueprint, ToolCall, ToolName
 from codesearch_core.tools import resolve_in_corpus
@@ -199,7 +200,8 @@ def read_seed_file(path: Path, corpora_dir: Path | None = None) -> list[Blueprin
 
 
 def pin_seed_file(path: Path, corpora_dir: Path | None = None) -> int:
-    """Rewrite the file with each seed's expected files pinned to their current sha256.
+    """Rewrite the file with each seed's expected files pinned to their current sha256, and the
+    corpus's snapshot id.
 
     Returns how many seeds changed. Only run it after checking the expected spans still hold.
     """
@@ -214,7 +216,8 @@ def pin_seed_file(path: Path, corpora_dir: Path | None = None) -> int:
                 (p, sha256_file(resolve_in_corpus(root, p))) for p in {s.path for s in bp.expected}
             )
         )
-        changed += pins != bp.pins
-        out.append(replace(bp, pins=pins))
+        snapshot = check_folder(root).content_id
+        changed += pins != bp.pins or snapshot != bp.snapshot
+        out.append(replace(bp, pins=pins, snapshot=snapshot))
     write_blueprints_jsonl(path, out)
     return changed

@@ -152,10 +152,19 @@ def _folder_files(src: Path) -> list[str]:
     return sorted(p.removeprefix("./") for p in _split_nul(proc.stdout))
 
 
+def _count_symlinks(src: Path) -> int:
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        count += sum(os.path.islink(os.path.join(dirpath, n)) for n in (*dirnames, *filenames))
+    return count
+
+
 def _copy_folder(src: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
     """Copy the checkout's files of `src` into `dest`; the number of symlinks left out."""
     rels = _folder_files(src)
-    skipped = 0
+    # rg lists no symlinks at all (git lists tracked ones, counted below): count them here.
+    skipped = 0 if _is_git_worktree(src) else _count_symlinks(src)
     for i, rel in enumerate(rels):
         source = src / rel
         st = source.lstat() if source.exists() or source.is_symlink() else None

@@ -3,13 +3,15 @@
 Public API: `Store` (`store.core`: the handle; every read and write goes through it) and the
 records it takes and returns (`store.types`: `QueueFilters`, `ReviewItem`, `ImportReport`, ...).
 The other modules are its parts: `connect` (opening a file), `schema` (tables, migrations),
-`writes`, `queries`, `rows`, `dashboard`, `export_rows`. Imports `corpora` and below; importing
+`writes`, `queries`, `rows`, `dashboard`, `export_rows`, `pinning` (snapshots and drift: `DriftItem`,
+`StaleRun`, `corpus_snapshot`). Imports `corpora` and below; importing
 files into it (`ingest`) and exporting from it (`export`) are layers above.
 """
 
 from codesearch_core.store.core import Store
 from codesearch_core.store.decisions import check_reviewer
 from codesearch_core.store.drafts import DRAFT_STATUSES, Draft
+from codesearch_core.store.pinning import DriftItem, StaleRun, corpus_snapshot
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     AuditEntry,
@@ -37,6 +39,7 @@ __all__ = [
     "DashboardStats",
     "DecisionState",
     "Draft",
+    "DriftItem",
     "ExportRow",
     "ImportReport",
     "PendingExecution",
@@ -44,8 +47,10 @@ __all__ = [
     "ReviewItem",
     "ReviewSettings",
     "StaleDecisionError",
+    "StaleRun",
     "Store",
     "UserRow",
     "check_reviewer",
+    "corpus_snapshot",
     "utc_now",
 ]

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import duckdb
 
+from codesearch_core.store.pinning import NOT_IN_DRIFT_SQL
 from codesearch_core.store.queries import blueprint_clauses, proposal_clauses
 from codesearch_core.store.rows import first_row
 from codesearch_core.store.schema import GRADING_KEY_SQL
@@ -28,8 +29,15 @@ _EXPORT_KEYS: Final = (
 )
 _GRADE_CURRENT: Final = f"g.graded_against = {GRADING_KEY_SQL}"
 #: The export rule, over proposals `p` joined to their blueprint `b`, run `e` and grade `g`.
-_ACCEPTED: Final = f"p.decision = 'accept' AND p.call IS NOT NULL AND e.ok AND {_GRADE_CURRENT}"
+#: An accepted item in open drift (its findings changed on a new snapshot) waits for a re-decision.
+_ACCEPTED: Final = (
+    f"p.decision = 'accept' AND p.call IS NOT NULL AND e.ok AND {_GRADE_CURRENT} "
+    f"AND {NOT_IN_DRIFT_SQL}"
+)
 _REJECTED: Final = "(p.decision = 'reject' OR (NOT e.ok AND p.decision IS DISTINCT FROM 'accept'))"
+_ACCEPT_OR_REJECT: Final = f"CASE WHEN {_ACCEPTED} THEN 'accept' ELSE 'reject' END"
+#: The "ranked" rows' action: an undecided proposal has none (NULL).
+_RANKED_ACTION: Final = f"CASE WHEN {_ACCEPTED} THEN 'accept' WHEN {_REJECTED} THEN 'reject' END"
 #: Provenance columns, read only for exports with meta: turning 100,000 timestamps and grades into
 #: Python objects costs more than the query.
 _EXPORT_META: Final = (
@@ -111,7 +119,7 @@ def export_rows(
     reference_where = bp_where + " AND b.plan IS NULL" + (" AND b.tool = ?" if f.tool else "")
     reference_p = [*bp_p, *([f.tool] if f.tool else [])]
     base = (
-        f"SELECT {_EXPORT_KEYS}, CASE WHEN {_ACCEPTED} THEN 'accept' ELSE 'reject' END, "
+        f"SELECT {_EXPORT_KEYS}, {_ACCEPT_OR_REJECT}, "
         f"{_EXPORT_META if with_meta else _NO_META}, e.ok, NULL "
         "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
         "LEFT JOIN executions e ON e.proposal_seq = p.seq "
@@ -144,6 +152,14 @@ def export_rows(
             f"AND b.plan IS NULL AND (b.seq IN {has_rejected} OR {_HAS_COUNTER_CALLS})"
         )
         params = [*bp_p, *proposal_p, *proposal_p, *bp_p, *proposal_p]
+    elif kind == "ranked":
+        undecided = f"p.decision IS NULL AND p.call IS NOT NULL AND e.ok AND {_GRADE_CURRENT}"
+        sql = (
+            f"{base.replace(_ACCEPT_OR_REJECT, _RANKED_ACTION)} WHERE {bp_where} "
+            f"AND (({_ACCEPTED}) OR ({_REJECTED}) OR ({undecided})) AND {proposal_where} "
+            f"UNION ALL {reference}" + (" AND b.id = ?" if f.blueprint_id else "")
+        )
+        params = [*bp_p, *proposal_p, *reference_p, *([f.blueprint_id] if f.blueprint_id else [])]
     else:
         raise ValueError(f"unknown export row kind {kind!r}")
     result = cur.execute(f"{sql} ORDER BY 1, 11 NULLS FIRST", params)
@@ -174,6 +190,7 @@ ANSWER_COUNTS: Final = (
     ("accepted_not_executed", "p.decision = 'accept' AND e.ok IS NULL"),
     ("accepted_run_failed", "p.decision = 'accept' AND NOT e.ok"),
     ("accepted_stale", f"p.decision = 'accept' AND e.ok AND NOT coalesce({_GRADE_CURRENT}, false)"),
+    ("accepted_in_drift", f"p.decision = 'accept' AND e.ok AND NOT {NOT_IN_DRIFT_SQL}"),
 )
 
 

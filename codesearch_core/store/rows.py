@@ -25,6 +25,7 @@ from codesearch_core.models import (
     sha256_hex,
 )
 from codesearch_core.store.types import DecisionEvent, Execution, StoredProposal
+from codesearch_core.tools import tool_versions
 
 BLUEPRINT_COLUMNS: Final = (
     "id",
@@ -42,6 +43,8 @@ BLUEPRINT_COLUMNS: Final = (
     "notes",
     "counter_calls",
     "plan",
+    "snapshot_id",
+    "tool_versions",
     "source",
     "created_at",
     "updated_at",
@@ -74,7 +77,7 @@ PROPOSAL_COLUMNS: Final = (
 #: What `blueprint_from_row` reads, in order.
 BLUEPRINT_SELECT: Final = (
     "b.id, b.intent, b.reference_call, b.corpus, b.expected, b.language, b.tags, b.difficulty, "
-    "b.notes, b.counter_calls, b.plan"
+    "b.notes, b.counter_calls, b.plan, b.snapshot_id"
 )
 
 #: What `stored_proposal_from_row` reads, in order.
@@ -117,6 +120,10 @@ def blueprint_row(bp: Blueprint, *, source: str, now: datetime) -> tuple[Any, ..
         bp.notes,
         canonical_json([{"call": c.call.to_dict(), "why": c.why} for c in bp.counter_calls]),
         None if bp.plan is None else canonical_json(bp.reference_dict()),
+        bp.snapshot,
+        # The tools that checked the spans: the ones installed now (a blueprint is stored right
+        # after its reference ran, or its seed file was verified).
+        json.dumps(tool_versions(), sort_keys=True),
         source,
         now,
         now,
@@ -142,6 +149,7 @@ def blueprint_from_row(row: Sequence[Any]) -> Blueprint:
             for c in (json.loads(row[9]) if len(row) > 9 and row[9] else [])
         ),
         plan=_plan(row[10]) if len(row) > 10 and row[10] else None,
+        snapshot=row[11] if len(row) > 11 else None,
     )
 
 

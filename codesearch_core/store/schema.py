@@ -411,7 +411,47 @@ _V8: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
+_V9: Final[tuple[str, ...]] = (
+    # v9: pinning. A blueprint records the corpus snapshot its expected spans were computed on,
+    # and a run the snapshot and the tool versions it ran with (`corpora.snapshot`), so a finding
+    # made on other bytes or by another ast-grep is known to be stale. `drift` holds what
+    # `codesearch verify --stale` found changed: an accepted proposal's findings, or a reference
+    # call's, before and after, until someone decides (`resolution`); an accepted item in drift is
+    # held out of exports until then. Rows made before v9 have no snapshot: all of them are stale.
+    "ALTER TABLE blueprints ADD COLUMN snapshot_id VARCHAR",
+    "ALTER TABLE blueprints ADD COLUMN tool_versions JSON",
+    "ALTER TABLE executions ADD COLUMN snapshot_id VARCHAR",
+    "ALTER TABLE executions ADD COLUMN tool_versions JSON",
+    """
+    CREATE TABLE drift (
+        item_id VARCHAR PRIMARY KEY,
+        kind VARCHAR NOT NULL CHECK (kind IN ('proposal', 'reference')),
+        blueprint_id VARCHAR NOT NULL,
+        old_findings JSON NOT NULL,
+        new_findings JSON NOT NULL,
+        old_snapshot VARCHAR,
+        new_snapshot VARCHAR,
+        old_tools JSON,
+        new_tools JSON,
+        found_at TIMESTAMP NOT NULL,
+        resolution VARCHAR,
+        resolved_by VARCHAR,
+        resolved_at TIMESTAMP
+    )
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    _V1,
+    _V2,
+    _V3,
+    _V4,
+    _V5,
+    _V6,
+    _V7,
+    _V8,
+    _V9,
+)
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 STORE_TABLES: Final = frozenset(

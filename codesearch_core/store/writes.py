@@ -27,6 +27,7 @@ from codesearch_core.models import (
     canonical_json,
 )
 from codesearch_core.store.frames import frame
+from codesearch_core.store.pinning import corpus_snapshot, stamped
 from codesearch_core.store.rows import (
     BLUEPRINT_COLUMNS,
     BLUEPRINT_SELECT,
@@ -42,7 +43,7 @@ from codesearch_core.store.rows import (
 )
 from codesearch_core.store.schema import GRADING_KEY_SQL
 from codesearch_core.store.types import BlueprintConflictError, ImportReport
-from codesearch_core.tools import parse_tool_call
+from codesearch_core.tools import parse_tool_call, tool_versions
 
 _FINDINGS_JSON: Final = msgspec.json.Encoder()
 
@@ -97,6 +98,7 @@ def add_blueprints(
             out_ids.append(bp.id)
     if new:
         now = utc_now()
+        new = stamped(new)
         _insert_blueprints(cur, new, source=source, now=now)
         _insert_revisions(cur, [(bp, 1) for bp in new], source=source, now=now)
     return ImportReport(
@@ -158,6 +160,7 @@ def upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: s
         )
     )
     now = utc_now()
+    (bp,) = stamped([bp])
     if row is None:
         _insert_blueprints(cur, [bp], source=source, now=now)
         _insert_revisions(cur, [(bp, 1)], source=source, now=now)
@@ -331,6 +334,8 @@ _EXECUTION_COLUMNS: Final = (
     ("error", "VARCHAR"),
     ("executed_at", "TIMESTAMP"),
     ("warnings", "JSON"),
+    ("snapshot_id", "VARCHAR"),
+    ("tool_versions", "JSON"),
 )
 _GRADE_COLUMNS: Final = (
     ("proposal_seq", "BIGINT"),
@@ -370,13 +375,14 @@ def record_executions(
     if not latest:
         return []
     found = cur.execute(
-        f"SELECT p.id, p.seq, {GRADING_KEY_SQL} FROM proposals p "
+        f"SELECT p.id, p.seq, {GRADING_KEY_SQL}, b.corpus FROM proposals p "
         "JOIN blueprints b ON b.seq = p.blueprint_seq "
         "WHERE p.id IN (SELECT unnest(?::VARCHAR[]))",
         [list(latest)],
     ).fetchall()
     seq_of: dict[str, int] = {r[0]: int(r[1]) for r in found}
     key_of: dict[str, str] = {r[0]: str(r[2]) for r in found}
+    corpus_of: dict[str, str] = {r[0]: str(r[3]) for r in found}
     unknown = [pid for pid in latest if pid not in seq_of]
     if unknown:
         more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
@@ -395,6 +401,9 @@ def record_executions(
     now = utc_now()
     executions: list[tuple[Any, ...]] = []
     grades: list[GradeRecord] = []
+    # What the runs ran on: a finding made on other bytes or by another tool version is stale.
+    snapshots = {c: corpus_snapshot(c) for c in set(corpus_of.values())}
+    versions = json.dumps(tool_versions(), sort_keys=True)
     for pid, run, graded, rewarded in latest.values():
         seq = seq_of[pid]
         executions.append(
@@ -413,6 +422,8 @@ def record_executions(
                 run.error,
                 now,
                 json.dumps(list(run.warnings), ensure_ascii=False),
+                snapshots[corpus_of[pid]],
+                versions,
             )
         )
         grades.append((seq, pid, graded, rewarded, key_of[pid]))

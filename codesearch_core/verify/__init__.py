@@ -2,9 +2,10 @@
 Ray, and write the results to the store.
 
 Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and out),
-`verify_pending` (`verify.pending`: drive a store), `verify_many_ray` (`verify.ray_backend`),
-`audit_seeds` / `summarize` / `baseline_calls` (`verify.audit`: the seed audit; its thresholds
-are the seed rules', in `corpora`).
+`verify_pending` (`verify.pending`: drive a store), `verify_stale` (`verify.stale`: re-check what
+was made on another corpus snapshot or tool version, into the Drift queue), `verify_many_ray` (`verify.ray_backend`),
+`audit_seeds` / `summarize` / `baseline_calls` (`verify.audit`: the seed audit; its thresholds are the seed
+rules', in `corpora`).
 Imports the store only for type checking, so workers skip DuckDB and pandas.
 """
 
@@ -18,6 +19,7 @@ from codesearch_core.verify.audit import (
 from codesearch_core.verify.pending import DEFAULT_BATCH_SIZE, task_for, verify_pending
 from codesearch_core.verify.pool import OutcomeStream, VerifyProgress, default_workers
 from codesearch_core.verify.ray_backend import verify_many_ray
+from codesearch_core.verify.stale import StaleReport, verify_stale
 from codesearch_core.verify.tasks import VerifyTask, verify_one
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "AuditSummary",
     "OutcomeStream",
     "SeedAudit",
+    "StaleReport",
     "VerifyProgress",
     "VerifyTask",
     "audit_seeds",
@@ -35,4 +38,5 @@ __all__ = [
     "verify_many_ray",
     "verify_one",
     "verify_pending",
+    "verify_stale",
 ]

@@ -1,0 +1,236 @@
+"""Pinning and drift: which stored blueprints and runs were made on another corpus snapshot or by
+other tool versions, and the `drift` table where `codesearch verify --stale` puts the items whose
+findings changed. Each function takes a cursor; `Store` (`store.drift_store`) supplies it.
+
+A run records the snapshot of its corpus and the tool versions when it is stored
+(`writes.record_executions`); a blueprint records the snapshot its expected spans were checked on
+(`stamped`). Stale means "recorded other than now", NULL included: rows stored before pinning are
+all stale once, and re-checking them records the current snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Final
+
+import duckdb
+
+from codesearch_core.corpora import current_snapshot
+from codesearch_core.errors import CorpusError, StoreError
+from codesearch_core.models import Blueprint, Span
+from codesearch_core.store.rows import BLUEPRINT_SELECT, blueprint_from_row
+
+Cursor = duckdb.DuckDBPyConnection
+
+#: An accepted item is held out of exports while it is in open drift (over the proposal `p`).
+NOT_IN_DRIFT_SQL: Final = (
+    "p.id NOT IN (SELECT item_id FROM drift WHERE kind = 'proposal' AND resolution IS NULL)"
+)
+RESOLUTIONS: Final = ("kept", "rejected", "updated")
+
+
+def corpus_snapshot(corpus: str) -> str | None:
+    """The snapshot id of `corpus` as it is now; None when there is no such corpus folder (a
+    blueprint imported before its corpus was added)."""
+    try:
+        return current_snapshot(corpus)
+    except CorpusError:
+        return None
+
+
+def stamped(blueprints: Sequence[Blueprint]) -> list[Blueprint]:
+    """Blueprints with the snapshot they are stored against: the one they name (a seed pins the
+    snapshot its spans were checked on), else the corpus as it is now (an author checked the
+    spans in the studio just before saving)."""
+    now: dict[str, str | None] = {}
+    out = []
+    for bp in blueprints:
+        if bp.snapshot is None:
+            if bp.corpus not in now:
+                now[bp.corpus] = corpus_snapshot(bp.corpus)
+            bp = replace(bp, snapshot=now[bp.corpus])
+        out.append(bp)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class StaleRun:
+    """An accepted proposal whose stored run was made on another snapshot or tool versions."""
+
+    proposal_id: str
+    call_json: str
+    blueprint: Blueprint
+    findings: tuple[Span, ...]
+    snapshot: str | None
+    tool_versions: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DriftItem:
+    """An item whose findings changed on re-checking, before and after."""
+
+    item_id: str
+    kind: str  # "proposal" or "reference"
+    blueprint_id: str
+    old_findings: tuple[Span, ...]
+    new_findings: tuple[Span, ...]
+    old_snapshot: str | None
+    new_snapshot: str | None
+    old_tools: str | None
+    new_tools: str | None
+    found_at: datetime
+    resolution: str | None = None
+    resolved_by: str | None = None
+
+
+def spans_of(findings_json: str) -> tuple[Span, ...]:
+    """The spans of stored findings (or of stored expected spans), sorted."""
+    return tuple(
+        sorted(
+            {
+                Span(str(f["path"]), int(f["start_line"]), int(f["end_line"]))
+                for f in json.loads(findings_json)
+            }
+        )
+    )
+
+
+def spans_json(spans: Sequence[Span]) -> str:
+    return json.dumps([s.to_dict() for s in sorted(spans)], separators=(",", ":"))
+
+
+def stale_references(
+    cur: Cursor, snapshots: Mapping[str, str | None], versions: str
+) -> list[Blueprint]:
+    """Blueprints of the corpora in `snapshots` whose snapshot is not the corpus's current one, or
+    whose spans other tool versions checked, and that are not already in open drift."""
+    out = []
+    rows = cur.execute(
+        f"SELECT CAST(b.tool_versions AS VARCHAR), {BLUEPRINT_SELECT} FROM blueprints b "
+        "WHERE b.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY b.seq"
+    ).fetchall()
+    for tools, *row in rows:
+        bp = blueprint_from_row(row)
+        if bp.corpus not in snapshots:
+            continue
+        if bp.snapshot != snapshots[bp.corpus] or _tools(tools) != _tools(versions):
+            out.append(bp)
+    return out
+
+
+def stale_accepted(
+    cur: Cursor, snapshots: Mapping[str, str | None], versions: str
+) -> list[StaleRun]:
+    """Accepted proposals whose run's snapshot or tool versions are not the current ones."""
+    rows = cur.execute(
+        f"SELECT p.id, p.call, e.findings, e.snapshot_id, CAST(e.tool_versions AS VARCHAR), "
+        f"{BLUEPRINT_SELECT} FROM proposals p "
+        "JOIN executions e ON e.proposal_seq = p.seq "
+        "JOIN blueprints b ON b.seq = p.blueprint_seq "
+        "WHERE p.decision = 'accept' AND p.call IS NOT NULL AND e.ok "
+        "AND p.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY p.seq"
+    ).fetchall()
+    out = []
+    for pid, call, findings, snapshot, tools, *bp_row in rows:
+        bp = blueprint_from_row(bp_row)
+        if bp.corpus not in snapshots:
+            continue
+        if snapshot != snapshots[bp.corpus] or _tools(tools) != _tools(versions):
+            out.append(StaleRun(pid, str(call), bp, spans_of(findings), snapshot, tools))
+    return out
+
+
+def _tools(text: str | None) -> dict[str, str] | None:
+    return None if text is None else dict(json.loads(text))
+
+
+def mark_reference_current(
+    cur: Cursor, blueprint_id: str, snapshot: str | None, versions: str
+) -> None:
+    """The reference still finds the expected spans on this snapshot with these tools: record it."""
+    cur.execute(
+        "UPDATE blueprints SET snapshot_id = ?, tool_versions = ? WHERE id = ?",
+        [snapshot, versions, blueprint_id],
+    )
+
+
+def add_drift(cur: Cursor, item: DriftItem) -> None:
+    """Put an item in drift (replacing a resolved drift of the same item)."""
+    cur.execute(
+        "INSERT OR REPLACE INTO drift VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)",
+        [
+            item.item_id,
+            item.kind,
+            item.blueprint_id,
+            spans_json(item.old_findings),
+            spans_json(item.new_findings),
+            item.old_snapshot,
+            item.new_snapshot,
+            item.old_tools,
+            item.new_tools,
+            item.found_at,
+        ],
+    )
+
+
+_DRIFT_SELECT: Final = (
+    "item_id, kind, blueprint_id, old_findings, new_findings, old_snapshot, new_snapshot, "
+    "CAST(old_tools AS VARCHAR), CAST(new_tools AS VARCHAR), found_at, resolution, resolved_by"
+)
+
+
+def _drift_from_row(row: Sequence[object]) -> DriftItem:
+    return DriftItem(
+        item_id=str(row[0]),
+        kind=str(row[1]),
+        blueprint_id=str(row[2]),
+        old_findings=spans_of(str(row[3])),
+        new_findings=spans_of(str(row[4])),
+        old_snapshot=None if row[5] is None else str(row[5]),
+        new_snapshot=None if row[6] is None else str(row[6]),
+        old_tools=None if row[7] is None else str(row[7]),
+        new_tools=None if row[8] is None else str(row[8]),
+        found_at=row[9],  # type: ignore[arg-type]
+        resolution=None if row[10] is None else str(row[10]),
+        resolved_by=None if row[11] is None else str(row[11]),
+    )
+
+
+def open_drift(cur: Cursor) -> list[DriftItem]:
+    """Items in drift that nobody decided yet, oldest first."""
+    rows = cur.execute(
+        f"SELECT {_DRIFT_SELECT} FROM drift WHERE resolution IS NULL ORDER BY found_at, item_id"
+    ).fetchall()
+    return [_drift_from_row(r) for r in rows]
+
+
+def get_drift(cur: Cursor, item_id: str) -> DriftItem | None:
+    rows = cur.execute(f"SELECT {_DRIFT_SELECT} FROM drift WHERE item_id = ?", [item_id]).fetchall()
+    return _drift_from_row(rows[0]) if rows else None
+
+
+def resolve_drift(cur: Cursor, item_id: str, resolution: str, who: str, at: datetime) -> DriftItem:
+    """Close an open drift item; StoreError when it is not open (decided in another tab)."""
+    if resolution not in RESOLUTIONS:
+        raise StoreError(f"unknown resolution {resolution!r}: use one of {', '.join(RESOLUTIONS)}")
+    item = get_drift(cur, item_id)
+    if item is None or item.resolution is not None:
+        by = f" by {item.resolved_by}" if item and item.resolved_by else ""
+        raise StoreError(f"{item_id!r} is not in open drift (decided already{by}?)")
+    cur.execute(
+        "UPDATE drift SET resolution = ?, resolved_by = ?, resolved_at = ? WHERE item_id = ?",
+        [resolution, who, at, item_id],
+    )
+    return item
+
+
+def drift_held_out(cur: Cursor) -> int:
+    """Accepted proposals held out of exports because they are in open drift."""
+    rows = cur.execute(
+        "SELECT count(*) FROM drift d JOIN proposals p ON p.id = d.item_id "
+        "WHERE d.kind = 'proposal' AND d.resolution IS NULL AND p.decision = 'accept'"
+    ).fetchall()
+    return int(rows[0][0])
