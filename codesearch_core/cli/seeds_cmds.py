@@ -84,12 +84,16 @@ def cmd_seeds_verify(args: argparse.Namespace) -> int:
         print(problem, file=sys.stderr)
     reports = [_verify_seed(bp) for bp in blueprints]
     failed = [r for r in reports if not r["ok"]]
+    other = _other_snapshot(blueprints)
+    for r in reports:
+        r["other_snapshot"] = r["id"] in other
     if args.json:
         summary = {
             "file": str(source),
             "total": len(reports),
             "failed": len(failed),
             "rule_problems": [str(p) for p in problems],
+            "other_snapshot": sorted(other),
         }
         print(json.dumps({**summary, "seeds": reports}, ensure_ascii=False, indent=2))
     else:
@@ -105,11 +109,37 @@ def cmd_seeds_verify(args: argparse.Namespace) -> int:
                 print(f"       miss  {miss}")
             for extra in r["extras"]:
                 print(f"       extra {extra}")
+        if other:
+            print(
+                f"{len(other)} seed(s) were written against another snapshot of their corpus "
+                "(`codesearch seeds pin` records the current one once they reproduce):"
+            )
+            for seed_id in sorted(other):
+                print(f"       snapshot {seed_id}: {other[seed_id]}")
         print(
             f"{len(reports) - len(failed)} of {len(reports)} seeds reproduce; "
             f"{len(problems)} seed-rule problem(s)"
         )
     return EXIT_PROBLEMS if failed or problems else EXIT_OK
+
+
+def _other_snapshot(blueprints: list[Blueprint]) -> dict[str, str]:
+    """Seeds whose recorded snapshot is not their corpus's now: id -> "pinned X, now Y"."""
+    from codesearch_core.corpora import current_snapshot, short_id
+
+    now: dict[str, str | None] = {}
+    out = {}
+    for bp in blueprints:
+        if bp.snapshot is None:
+            continue
+        if bp.corpus not in now:
+            try:
+                now[bp.corpus] = current_snapshot(bp.corpus)
+            except CorpusError:
+                now[bp.corpus] = None
+        if bp.snapshot != now[bp.corpus]:
+            out[bp.id] = f"pinned {short_id(bp.snapshot)}, now {short_id(now[bp.corpus])}"
+    return out
 
 
 def _verify_seed(bp: Blueprint) -> dict[str, Any]:

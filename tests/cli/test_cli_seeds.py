@@ -326,3 +326,20 @@ def test_seeds_audit_on_the_shipped_seeds_finds_no_weak_seed(
     assert "weak 0;" in summary, summary
     assert code == 0, summary
     assert err == ""
+
+
+def test_seeds_verify_names_seeds_written_against_another_snapshot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seeds = load_seed_blueprints()
+    current = next(bp for bp in seeds if bp.id == USE_EFFECT_SEED)
+    assert current.snapshot is not None  # the shipped seeds are pinned (`seeds pin`)
+    other = {**blueprint_to_dict(current), "snapshot": "0" * 64}
+    path = tmp_path / "seeds.jsonl"
+    path.write_text(json.dumps(other) + "\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "seeds", "verify", "--file", str(path))
+    assert code in (0, 1)  # the one-seed file may break a set rule; the spans still reproduce
+    assert "1 seed(s) were written against another snapshot" in out
+    assert f"snapshot {USE_EFFECT_SEED}: pinned 000000000000, now {current.snapshot[:12]}" in out
+    code, out, _ = run_cli(capsys, "seeds", "verify", "--json")
+    assert json.loads(out)["other_snapshot"] == []

@@ -1,0 +1,133 @@
+"""`codesearch verify --stale`, walked as a user would: a pinned corpus, a blueprint, an accepted
+proposal; then a hand edit of the corpus (or another tool version) and the re-check that puts the
+changed items in Drift, holds them out of exports, and lets a lead decide them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from store_helpers import rg_call
+
+from codesearch_core.cli import main
+from codesearch_core.corpora import add_corpus, check_corpus
+from codesearch_core.models import Blueprint, DecisionAction, Proposal, Span
+from codesearch_core.store import QueueFilters, Store
+from codesearch_core.verify import verify_pending, verify_stale
+
+
+@pytest.fixture
+def pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    corpora = tmp_path / "corpora"
+    corpora.mkdir()
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(corpora))
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "core.py").write_text("def run():\n    return DB.query(1)\n", encoding="utf-8")
+    (src / "pkg" / "other.py").write_text("x = 1\n", encoding="utf-8")
+    add_corpus("proj", str(src))
+    return corpora / "proj"
+
+
+def _store(tmp_path: Path) -> tuple[Store, Blueprint, str]:
+    bp = Blueprint(
+        id="proj-db-query",
+        intent="Find the calls to DB.query",
+        reference_call=rg_call(r"DB\.query\("),
+        corpus="proj",
+        expected=(Span("pkg/core.py", 2, 2),),
+        language="python",
+    )
+    store = Store(tmp_path / "s.duckdb")
+    store.add_blueprints([bp])
+    (pid,) = store.add_proposals(
+        [Proposal(bp.id, "test", "m", bp.reference_call.to_json(), bp.reference_call, True)]
+    )
+    verify_pending(store, workers=1)
+    store.record_decision(pid, DecisionAction.ACCEPT, "ana")
+    return store, bp, pid
+
+
+def _answers(store: Store) -> int:
+    return store.export_answer_counts(QueueFilters())["answers"]
+
+
+def test_a_hand_edit_puts_what_changed_in_drift(tmp_path: Path, pinned: Path) -> None:
+    store, bp, pid = _store(tmp_path)
+    assert store.get_blueprint(bp.id).snapshot == check_corpus("proj").content_id  # type: ignore[union-attr]
+    nothing = verify_stale(store)
+    assert (nothing.references_checked, nothing.accepted_checked, nothing.drifted) == (0, 0, 0)
+    assert _answers(store) == 1
+
+    # A second DB.query in the pinned file, by hand; an unrelated file changes too.
+    core = pinned / "pkg" / "core.py"
+    os.chmod(core, 0o644)
+    core.write_text("def run():\n    return DB.query(1)\n\nDB.query(2)\n", encoding="utf-8")
+    assert check_corpus("proj").changed == ("pkg/core.py",)
+
+    report = verify_stale(store)
+    assert (report.references_checked, report.accepted_checked) == (1, 1)
+    assert (report.references_drifted, report.accepted_drifted) == (1, 1)
+    drift = {d.item_id: d for d in store.open_drift()}
+    assert set(drift) == {bp.id, pid}
+    assert drift[pid].old_findings == (Span("pkg/core.py", 2, 2),)
+    assert drift[pid].new_findings == (Span("pkg/core.py", 2, 2), Span("pkg/core.py", 4, 4))
+    assert drift[pid].new_snapshot == check_corpus("proj").content_id != drift[pid].old_snapshot
+    # Held out of exports until decided, and counted.
+    assert _answers(store) == 0
+    assert store.export_answer_counts(QueueFilters())["accepted_in_drift"] == 1
+    assert store.drift_held_out() == 1
+    # Re-running finds nothing new to re-check: the items are in drift already.
+    assert verify_stale(store).drifted == 0
+
+    store.resolve_drift(bp.id, "updated", "lead")
+    store.resolve_drift(pid, "kept", "lead")
+    assert store.open_drift() == []
+    assert store.get_blueprint(bp.id).expected == drift[pid].new_findings  # type: ignore[union-attr]
+    assert _answers(store) == 1
+    with pytest.raises(Exception, match="not in open drift"):
+        store.resolve_drift(pid, "rejected", "lead")
+    after = verify_stale(store)
+    assert (after.references_checked, after.accepted_checked) == (0, 0)
+
+
+def test_another_tool_version_is_re_checked_and_an_unchanged_finding_is_no_drift(
+    tmp_path: Path, pinned: Path
+) -> None:
+    store, _bp, _pid = _store(tmp_path)
+    store._write(
+        lambda cur: cur.execute(
+            'UPDATE executions SET tool_versions = \'{"ast-grep": "0.1.0", "rg": "1.0.0"}\''
+        ),
+        what="simulate an upgrade",
+    )
+    report = verify_stale(store)
+    assert (report.accepted_checked, report.drifted) == (1, 0)
+    assert verify_stale(store).accepted_checked == 0  # the re-run recorded the current tools
+
+
+def test_a_rejected_drift_is_a_final_reject(tmp_path: Path, pinned: Path) -> None:
+    store, _bp, pid = _store(tmp_path)
+    core = pinned / "pkg" / "core.py"
+    os.chmod(core, 0o644)
+    core.write_text("def run():\n    return 0\n", encoding="utf-8")
+    verify_stale(store)
+    store.resolve_drift(pid, "rejected", "lead", note="the call is gone")
+    assert store.current_decision(pid).action == "reject"  # type: ignore[union-attr]
+    assert _answers(store) == 0
+
+
+def test_cli_verify_stale(tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store, _bp, pid = _store(tmp_path)
+    store.close()
+    core = pinned / "pkg" / "core.py"
+    os.chmod(core, 0o644)
+    core.write_text("def run():\n    return DB.query(1)\nDB.query(2)\n", encoding="utf-8")
+    db = str(tmp_path / "s.duckdb")
+    assert main(["verify", "--stale", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "corpus proj: differs from its manifest in 1 file(s)" in out
+    assert "1 reference(s) and 1 accepted proposal(s) changed" in out
+    assert "1 accepted item(s) held out of exports" in out
+    assert f"drift  {pid}" in out
