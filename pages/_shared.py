@@ -24,6 +24,7 @@ from pages._vllm import vllm_status_line
 
 #: The corpus picked in the sidebar (Corpus page and blueprint authoring start from it).
 CORPUS: Final = "corpus"
+CORPUS_ADDED: Final = "corpus_added"  # a corpus just added: picked on the next run
 #: What the Propose page last built: {"kind": "mutations"|"vllm"|"openai"|"import", "label": ...}.
 ENGINE: Final = "active_engine"
 #: Filters the Review page applies, set by Overview's chart links and the Review page's own widgets.
@@ -139,6 +140,8 @@ def sidebar() -> None:
         sync_params({REVIEWER: _identity.draw_who()})
         names = corpora.list_corpora()
         if names:
+            if (added := st.session_state.pop(CORPUS_ADDED, None)) in names:  # before the widget
+                st.session_state[CORPUS] = added
             if st.session_state.get(CORPUS) not in names:
                 st.session_state[CORPUS] = names[0]
             st.selectbox("Corpus", names, key=CORPUS, persist_state="session")

@@ -18,7 +18,7 @@ from codesearch_core.studio import (
     render_lines_html,
 )
 from codesearch_core.tools import run_tool_call
-from pages import _call_editor, _shared
+from pages import _call_editor, _corpus_admin, _shared
 
 _shared.ensure_routed()
 
@@ -30,13 +30,23 @@ ADHOC_TIMEOUT_S = 10.0
 ADHOC_MAX_FINDINGS = 2000
 
 st.title("Corpus")
+_corpus_admin.added_message()
 name = _shared.current_corpus()
+_corpus_admin.add_corpus_form(expanded=name is None)
 if name is None:
-    st.info("There is no corpus to browse yet: add a directory under the corpora folder.")
+    st.info("There is no corpus to browse yet: add one above.", icon=":material/folder_off:")
     st.stop()
 
-files = corpora.list_files(name)
-st.caption(f"**{name}** · {len(files)} files · `{corpora.corpus_root(name)}`")
+
+@st.cache_data(show_spinner=False, ttl=_corpus_admin.CHECK_TTL_S, max_entries=16)
+def _files(corpus_name: str, nonce: int) -> list[str]:
+    """The corpus's files: walked once per check (20,000 files take a tenth of a second)."""
+    del nonce
+    return corpora.list_files(corpus_name)
+
+
+_corpus_admin.pinning_status(name)
+files = _files(name, int(st.session_state.get("corpus_check_nonce", 0)))
 
 
 def _line_text(corpus_name: str, path: str, line: int) -> str:
@@ -203,6 +213,16 @@ with view_col:
             ),
             hide_index=True,
         )
+    elif path and studio.file_size(name, path) > corpora.MAX_READ_BYTES:
+        with _shared.shown_errors():
+            head, size = corpora.read_file_head(name, path)
+            st.markdown(f"**{path}** · {size:,} bytes")
+            st.info(
+                f"Too large to show whole: the first {len(head.encode()):,} bytes "
+                f"({head.count(chr(10)):,} lines) of {size:,}. Searches cover all of it.",
+                icon=":material/content_cut:",
+            )
+            st.code(head, language=corpora.highlight_language(path), line_numbers=True, height=640)
     elif path:
         with _shared.shown_errors():
             lines = _shared.lines_of(name, path)

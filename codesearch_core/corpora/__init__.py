@@ -19,6 +19,7 @@ from codesearch_core.corpora.blueprints import (
     read_blueprints_jsonl,
 )
 from codesearch_core.corpora.corpus import (
+    MAX_READ_BYTES,
     CorpusInfo,
     check_corpus,
     corpus_info,
@@ -31,6 +32,7 @@ from codesearch_core.corpora.corpus import (
     list_files,
     main_language,
     pin_corpus,
+    read_file_head,
     read_file_text,
 )
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
@@ -62,6 +64,7 @@ __all__ = [
     "KEYWORD_HIT",
     "KEYWORD_SHARE",
     "MANIFEST_NAME",
+    "MAX_READ_BYTES",
     "WEAK_ABOVE",
     "AddResult",
     "CheckResult",
@@ -92,6 +95,7 @@ __all__ = [
     "pin_corpus",
     "pin_seed_file",
     "read_blueprints_jsonl",
+    "read_file_head",
     "read_file_text",
     "read_manifest",
     "read_seed_file",

@@ -134,6 +134,36 @@ def read_file_text(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> s
     return text.removeprefix("\ufeff")
 
 
+#: How much of a file too large to show whole the Corpus page shows (its first lines).
+HEAD_BYTES: Final = 1024 * 1024
+
+
+def read_file_head(name: str, rel: str, *, max_bytes: int = HEAD_BYTES) -> tuple[str, int]:
+    """The first whole lines of a file within `max_bytes` (decoded as `read_file_text` does),
+    and the file's size: a minified bundle or a data dump is shown in part, with a notice,
+    instead of refused. CorpusError for a binary file or a path outside the corpus."""
+    path = resolve_in_corpus(corpus_root(name), rel)
+    if not path.is_file():
+        raise CorpusError(f"{rel!r} is not a file in corpus {name!r}")
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        data = fh.read(max_bytes)
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise CorpusError(f"{rel!r} is a binary file ({size:,} bytes): not shown")
+    if size > len(data) and b"\n" in data:
+        data = data[: data.rindex(b"\n") + 1]  # whole lines only
+    # A cut inside one minified line may split a UTF-8 character: up to 3 bytes are dropped.
+    for cut in range(4 if size > len(data) else 1):
+        try:
+            text = data[: len(data) - cut].decode("utf-8")
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        text = data.decode("cp1252", errors="replace")
+    return text.removeprefix("\ufeff"), size
+
+
 def file_encoding(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> str:
     """How `read_file_text` read the file: "UTF-8", "UTF-8 with BOM" or "Windows-1252 (not UTF-8)"."""
     data = _file_bytes(name, rel, max_bytes)

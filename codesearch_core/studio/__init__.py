@@ -1,7 +1,8 @@
 """The view-models the app's pages call, one module per page concern, tested without Streamlit.
 
 `studio.drafts` (blueprint authoring and uploads), `studio.review` (next item, findings diff,
-re-running an edited call), `studio.propose` (engines into the store), `studio.diff` (the findings
+re-running an edited call), `studio.synthesized` (the Drafts queue's card, a blueprint's
+provenance, the Synthesize page's run), `studio.propose` (engines into the store), `studio.diff` (the findings
 diff rows), `studio.code` (code windows and marked lines as HTML), `studio.forms` (the tool-call
 forms). The top of the library: imports every layer below, and nothing imports it but `pages/`.
 """
@@ -10,6 +11,7 @@ from codesearch_core.studio.code import (
     Mark,
     Tone,
     file_mtime_ns,
+    file_size,
     file_tree,
     hit_windows,
     marked_window_html,
@@ -62,6 +64,16 @@ from codesearch_core.studio.review import (
     run_item,
     still_to_do,
 )
+from codesearch_core.studio.synthesized import (
+    SYNTHESIS_STAGES,
+    DraftCard,
+    SpanLine,
+    blueprint_provenance,
+    draft_card,
+    provenance,
+    synthesize_into_store,
+)
+from codesearch_core.synthesis import SynthesisCounts
 
 __all__ = [
     "EDIT_ENGINE",
@@ -69,15 +81,19 @@ __all__ = [
     "FILTER_PARAMS",
     "ITEM_PARAM",
     "REJECT_REASONS",
+    "SYNTHESIS_STAGES",
     "AstGrepForm",
     "BlueprintDraft",
     "Change",
+    "DraftCard",
     "FieldKind",
     "FindingStatus",
     "FormField",
     "FormResult",
     "Mark",
     "ProposeProgress",
+    "SpanLine",
+    "SynthesisCounts",
     "Tone",
     "accept_blocker",
     "accepted_examples",
@@ -85,14 +101,17 @@ __all__ = [
     "all_blueprints",
     "ast_grep_form_of",
     "blueprint_from_draft",
+    "blueprint_provenance",
     "build_call",
     "call_diff",
     "call_from_json_text",
     "check_upload",
+    "draft_card",
     "draft_from_blueprint",
     "draft_from_run",
     "expected_table",
     "file_mtime_ns",
+    "file_size",
     "file_tree",
     "filters_from_params",
     "filters_to_params",
@@ -106,10 +125,12 @@ __all__ = [
     "parse_tags",
     "probe_openai_server",
     "propose_into_store",
+    "provenance",
     "render_lines_html",
     "rerun_edited",
     "run_item",
     "spans_from_table",
     "still_to_do",
     "suggest_blueprint_id",
+    "synthesize_into_store",
 ]

@@ -212,3 +212,12 @@ def file_mtime_ns(corpus_name: str, rel: str) -> int:
         return path.stat().st_mtime_ns
     except OSError:
         return 0
+
+
+def file_size(corpus_name: str, rel: str) -> int:
+    """A corpus file's size in bytes (0 when it cannot be read); CorpusError if outside."""
+    path = resolve_in_corpus(corpora.corpus_root(corpus_name), rel)
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,131 @@
+"""The Review page's Drift queue: items whose findings changed when `codesearch verify --stale`
+re-ran them on a new corpus snapshot or tool version, with the findings before and after marked
+in the files; a lead keeps or rejects an accepted proposal, or takes or keeps a reference's spans.
+Accepted items in drift are held out of exports until decided."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import pandas as pd
+import streamlit as st
+
+from codesearch_core import corpora
+from codesearch_core.access import Action
+from codesearch_core.errors import CodesearchError
+from codesearch_core.models import Span
+from codesearch_core.store import DriftItem, Store
+from codesearch_core.studio import Mark, Tone, hit_windows, render_lines_html
+from pages import _shared
+
+PICKED: Final = "drift:picked"
+FLASH: Final = "drift:flash"
+MAX_FILES: Final = 8
+
+
+def draw(store: Store) -> None:
+    items = store.open_drift()
+    held = store.drift_held_out()
+    st.caption(
+        f"Drift: {len(items)} item(s) whose findings changed on a new corpus snapshot or tool "
+        f"version · {held} accepted item(s) held out of exports until decided. "
+        "`codesearch verify --stale` fills this queue."
+    )
+    if flash := st.session_state.pop(FLASH, None):
+        st.success(flash, icon=":material/task_alt:")
+    if not items:
+        st.info("Nothing in drift.", icon=":material/inbox:")
+        return
+    table = pd.DataFrame(
+        {
+            "item": [d.item_id for d in items],
+            "kind": [d.kind for d in items],
+            "blueprint": [d.blueprint_id for d in items],
+            "before": [len(d.old_findings) for d in items],
+            "after": [len(d.new_findings) for d in items],
+            "snapshot": [
+                f"{corpora.short_id(d.old_snapshot)} → {corpora.short_id(d.new_snapshot)}"
+                for d in items
+            ],
+        }
+    )
+    picked = st.dataframe(
+        table, hide_index=True, on_select="rerun", selection_mode="single-row", key="drift_table",
+        height=min(38 + 35 * len(items), 260),
+    )  # fmt: skip
+    rows = picked.selection.rows if picked else []
+    item = items[rows[0]] if rows else items[0]
+    _card(store, item)
+
+
+def _card(store: Store, item: DriftItem) -> None:
+    bp = store.get_blueprint(item.blueprint_id)
+    with st.container(border=True):
+        what = "accepted proposal" if item.kind == "proposal" else "reference call"
+        st.markdown(f"**{what}** `{item.item_id}` · blueprint `{item.blueprint_id}`")
+        if bp is not None:
+            st.markdown(f"> {bp.intent}")
+        if item.kind == "proposal":
+            stored = store.get_proposal(item.item_id)
+            if stored is not None and stored.proposal.call is not None:
+                st.code(stored.proposal.call.to_json(), language="json", wrap_lines=True)
+        elif bp is not None:
+            st.code(bp.reference_call.to_json(), language="json", wrap_lines=True)
+        if item.old_tools != item.new_tools and item.old_tools:
+            st.caption(f"Tools: {item.old_tools} → {item.new_tools}")
+        old, new = set(item.old_findings), set(item.new_findings)
+        st.markdown(
+            f":green[{len(old & new)} unchanged] · :red[{len(old - new)} gone] · "
+            f":orange[{len(new - old)} new]"
+        )
+        if bp is not None:
+            _files(bp.corpus, old, new)
+        _actions(store, item)
+
+
+def _files(corpus: str, old: set[Span], new: set[Span]) -> None:
+    by_file: dict[str, list[Mark]] = {}
+    for span in old | new:
+        tone = Tone.HIT if span in old and span in new else Tone.MISS if span in old else Tone.EXTRA
+        by_file.setdefault(span.path, []).append(Mark(span.start_line, span.end_line, tone))
+    for path in sorted(by_file)[:MAX_FILES]:
+        with _shared.shown_errors():
+            lines = _shared.lines_of(corpus, path)
+            st.markdown(f"`{path}`")
+            for first, last in hit_windows(len(lines), by_file[path], context=2):
+                st.html(
+                    render_lines_html(
+                        lines[first - 1 : last], first_line=first, marks=by_file[path]
+                    )
+                )
+    if len(by_file) > MAX_FILES:
+        st.caption(f"… and {len(by_file) - MAX_FILES} more files")
+
+
+def _actions(store: Store, item: DriftItem) -> None:
+    refused = _shared.denial(Action.RESOLVE)
+    who = _shared.reviewer()
+    if item.kind == "proposal":
+        choices = [
+            ("kept", "Still right: keep it accepted", ":material/check:"),
+            ("rejected", "Reject it", ":material/close:"),
+        ]
+    else:
+        choices = [
+            ("updated", "Take the new findings as expected", ":material/sync:"),
+            ("kept", "Keep the expected spans", ":material/undo:"),
+        ]
+    note = st.text_input("Note", key=f"drift:note:{item.item_id}")
+    columns = st.columns(len(choices))
+    for column, (resolution, label, icon) in zip(columns, choices, strict=True):
+        if column.button(
+            label, icon=icon, key=f"drift:{resolution}:{item.item_id}",
+            disabled=refused is not None or not who, help=refused,
+        ):  # fmt: skip
+            try:
+                store.resolve_drift(item.item_id, resolution, who or "", note=note)
+            except CodesearchError as err:
+                st.error(str(err), icon=":material/error:")
+                return
+            st.session_state[FLASH] = f"{item.item_id}: {resolution}"
+            st.rerun()
