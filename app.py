@@ -25,6 +25,7 @@ navigation = st.navigation(
             st.Page(_shared.PAGE_CORPUS, title="Corpus", icon=":material/folder_open:"),
             st.Page(_shared.PAGE_BLUEPRINTS, title="Blueprints", icon=":material/edit_note:"),
             st.Page(_shared.PAGE_PROPOSE, title="Propose", icon=":material/auto_awesome:"),
+            st.Page("pages/synthesize.py", title="Synthesize", icon=":material/factory:"),
         ],
         "Ship": [st.Page(_shared.PAGE_EXPORT, title="Export", icon=":material/download:")],
         # For everyone: a lead or admin sees the team and the trail, others why they cannot.

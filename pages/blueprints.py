@@ -16,7 +16,7 @@ from codesearch_core.models import Difficulty, ToolName
 from codesearch_core.store import BlueprintFilters
 from codesearch_core.studio import Mark, Tone, marked_window_html
 from codesearch_core.tools import run_tool_call
-from pages import _call_editor, _shared
+from pages import _call_editor, _drafts_queue, _shared
 
 _shared.ensure_routed()
 
@@ -163,6 +163,7 @@ if draft is None:
 v = st.session_state[VERSION]
 title = f"Editing `{draft.editing}`" if draft.editing else "New blueprint"
 st.subheader(title, anchor=False)
+_drafts_queue.provenance_box(store, draft.editing)
 with st.container(border=True):
     names = corpora.list_corpora()
     c1, c2, c3 = st.columns([2, 1, 1])

@@ -26,7 +26,7 @@ from codesearch_core.models import DecisionAction, ToolName
 from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, StaleDecisionError
 from codesearch_core.studio import Change, FindingStatus, call_diff, hit_windows, render_lines_html
 from codesearch_core.tools import AST_GREP_LANGUAGES
-from pages import _call_editor, _shared
+from pages import _call_editor, _drafts_queue, _shared
 
 _shared.ensure_routed()
 
@@ -54,6 +54,8 @@ ANY = "any"
 
 store = _shared.get_store()
 st.title("Review")
+if _drafts_queue.show(store):  # the Drafts queue (its own module) instead of the proposals'
+    st.stop()
 
 # --- queue filters ------------------------------------------------------------------------------
 

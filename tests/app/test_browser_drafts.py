@@ -1,0 +1,56 @@
+"""The Drafts queue in a real browser: a synthesized draft is accepted on the Review page and shows
+up on the Blueprints page with its provenance; the store agrees once the server is stopped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from browser_support import CHROMIUM, Studio, open_page, settle
+from playwright.sync_api import Browser
+
+from codesearch_core.store import Store
+from codesearch_core.synthesis import TemplateWriter, synthesize
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium); "
+        "no browser is downloaded",
+    ),
+]
+
+
+def test_accepting_a_draft_makes_a_blueprint_with_provenance(
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "studio.duckdb") as store:
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=2)
+        first = store.get_draft(report.draft_ids[0])
+    assert report.counts.kept == 2 and first is not None
+    server = start_studio()
+    page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=drafts")
+    page.get_by_text("Drafts: 2 pending").wait_for()
+    # The card shows the oldest draft: its intent is in the Intent field.
+    assert page.get_by_label("Intent").input_value() == first.intent
+    page.get_by_role("button", name="Accept as blueprint").click()
+    page.get_by_text("Accepted: blueprint").wait_for()
+    page.get_by_text("Drafts: 1 pending · 1 accepted").wait_for()
+    page.get_by_role("button", name=f"Open {first.id} on the Blueprints page").click()
+    page.get_by_text("Provenance: synthesized by rule").wait_for()
+    settle(page)
+    main = page.inner_text('[data-testid="stMain"]')
+    assert f"Editing {first.id}" in main
+    assert first.rule in main and "templates" in main and first.prompt in main
+    server.stop()
+
+    with Store(server.db) as store:
+        accepted = store.get_draft(first.id)
+        blueprint = store.get_blueprint(first.id)
+        assert accepted is not None and accepted.status == "accepted"
+        assert accepted.decided_by == "ann" and accepted.blueprint_id == first.id
+        assert blueprint is not None and blueprint.intent == first.intent
+        assert blueprint.expected == first.expected
+        assert store.draft_counts() == {"pending": 1, "accepted": 1, "rejected": 0}
