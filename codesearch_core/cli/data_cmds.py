@@ -1,4 +1,5 @@
-"""Sub-commands: db (init, import, stats; audit, users, role: `cli.team_cmds`) and export (xlam, chat, pairs): the store.
+"""Sub-commands: db (init, import, stats; audit, users, role: `cli.team_cmds`) and export (one
+layout per trainer: `EXPORT_FORMATS`): the store.
 
 Every command takes `--db PATH` (default `config.db_path()`, i.e. `CODESEARCH_DB` or
 `data/studio.duckdb`). Bad input (a missing file, a bad JSONL line, a store in use by another process)
@@ -22,7 +23,17 @@ if TYPE_CHECKING:
     from codesearch_core.store import DashboardStats, ImportReport
 
 #: `export.ExportFormat`'s values, here so `--help` does not load the exporters (a test compares).
-EXPORT_FORMATS: Final = ("xlam", "chat", "pairs")
+EXPORT_FORMATS: Final = (
+    "xlam",
+    "hf-chat",
+    "hf-preference",
+    "hf-prompts",
+    "openai-sft",
+    "openai-dpo",
+    "sharegpt",
+    "chat",
+    "pairs",
+)
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -222,11 +233,15 @@ def _f1(text: str) -> float:
 def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "export",
-        help="write accepted items as xLAM, chat or preference-pair JSONL",
+        help="write curated items as training data, one JSONL layout per trainer",
         description=(
-            "Write the accepted items that match the filters (pairs: every rejected proposal "
-            "with the best accepted one, or the reference call, of its blueprint). The file is "
-            "written atomically with OUT.manifest.json beside it."
+            "Write the accepted items that match the filters in FORMAT's layout: xlam (xLAM), "
+            "hf-chat (transformers chat templates, TRL SFT), hf-preference (TRL DPO / reward "
+            "model: pairs ranked by graded reward), hf-prompts (TRL GRPO prompts with "
+            "blueprint_id), openai-sft, openai-dpo, sharegpt (LLaMA-Factory, with its "
+            "dataset_info.json); chat and pairs are the older layouts. The file is written "
+            "atomically with OUT.manifest.json beside it, and the folder's README.md (the "
+            "dataset card) is rebuilt from the manifests there."
         ),
     )
     _db_option(p)
@@ -248,7 +263,13 @@ def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--include-reference",
         action="store_true",
-        help="also export each matching blueprint's reference call as a gold item (xlam, chat)",
+        help="also export each matching blueprint's reference call as a gold item (the "
+        "preference formats always take it as the chosen answer when nothing was accepted)",
+    )
+    p.add_argument(
+        "--license",
+        default="other",
+        help="the dataset card's license field (default: other)",
     )
     p.set_defaults(func=cmd_export)
 
@@ -275,6 +296,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             filters=filters,
             with_meta=args.with_meta,
             include_reference=args.include_reference,
+            license=args.license,
         )
     print(
         f"wrote {manifest.rows:,} {args.format} records to {args.out} "

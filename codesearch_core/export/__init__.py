@@ -1,13 +1,15 @@
-"""Exports of curated data for training: the formats (xLAM, chat SFT, DPO pairs) and the atomic
-writers with their manifest.
+"""Exports of curated data for training, one layout per trainer (xLAM, Hugging Face chat and
+preference, GRPO prompts, OpenAI SFT and DPO, LLaMA-Factory ShareGPT), the atomic writers with
+their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL's GRPOTrainer.
 
-Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`.
-Imports `store`, `engines` (the prompt the chat formats carry) and below.
+Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
+`CodeSearchReward`. Imports `store`, `engines` (the prompt and the repair of model output) and below.
 """
 
+from codesearch_core.export.records import ExportFormat
+from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (
     EXPORT_RULE,
-    ExportFormat,
     export,
     export_path,
     manifest_path,
@@ -16,7 +18,10 @@ from codesearch_core.export.writers import (
 
 __all__ = [
     "EXPORT_RULE",
+    "PARSE_FAILURE_REWARD",
+    "CodeSearchReward",
     "ExportFormat",
+    "completion_text",
     "export",
     "export_path",
     "manifest_path",

@@ -1,4 +1,5 @@
-"""Curated items out of the store as training data: xLAM, chat (SFT) and preference-pair JSONL.
+"""Curated items out of the store as training data, one JSONL layout per trainer (`records`), written
+atomically with a manifest and a dataset card.
 
 Only proposals the export rule takes are exported (`EXPORT_RULE`: resolved as accepted, ran without
 an error, graded against the blueprint as it is now; the manifest counts what it left out and why),
@@ -6,12 +7,13 @@ and, with `include_reference`, each matching blueprint's reference call as a gol
 call that an accepted proposal repeats is written once; one whose paths leave its corpus is skipped
 and counted).
 Records are numbered and ordered by blueprint id, then the reference call, then proposal id, so the
-same store and filters give the same bytes. Pairs: for every rejected proposal, the blueprint's best
-accepted proposal (highest span F1, then lowest id) or else its reference call is `chosen`.
+same store and filters give the same bytes. How pairs are chosen: `export.records`.
 
 Every export is written atomically (a temp file in the same folder, fsync, rename) with a manifest
 beside it (`<out>.manifest.json`): a crash, a kill or a full disk leaves the previous file intact and
-no partial file under the final name.
+no partial file under the final name. The folder's `README.md` (the dataset card, rebuilt from the
+manifests beside it: one config per export) and, for `sharegpt`, LLaMA-Factory's
+`dataset_info.json` (this export's entry added to what is there) are rewritten after it.
 """
 
 from __future__ import annotations
@@ -21,10 +23,9 @@ import importlib.metadata
 import json
 import os
 import tempfile
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from enum import StrEnum
-from itertools import groupby, islice
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO, Final, TypeVar
 
@@ -32,12 +33,10 @@ import msgspec
 
 from codesearch_core import config
 from codesearch_core.access import Action
-from codesearch_core.corpora import corpus_root
-from codesearch_core.errors import CodesearchError, StoreError
-from codesearch_core.export.formats import chat_record, pair_record, xlam_record
-from codesearch_core.models import ToolCall, ToolName
-from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store, utc_now
-from codesearch_core.tools import check_runnable, parse_tool_call
+from codesearch_core.errors import StoreError
+from codesearch_core.export.card import card_info, card_is_ours, card_text, dataset_info_text
+from codesearch_core.export.records import ALWAYS_REFERENCE, ExportCounts, ExportFormat, records
+from codesearch_core.store import QueueFilters, Store, utc_now
 
 T = TypeVar("T")
 
@@ -47,15 +46,10 @@ EXPORT_RULE: Final = (
     "or a lead decided), its call ran without an error, and its grade is current (computed "
     "against the blueprint's present corpus and expected spans); preference pairs take as "
     "rejected answers the items resolved as rejected and the items whose run failed "
-    "(meta.run_failed)"
+    "(meta.run_failed); the reward-ranked ones (hf-preference, openai-dpo) also the blueprint's "
+    "counter-calls and unreviewed proposals graded well below the chosen answer"
 )
 _WRITE_BUFFER: Final = 1 << 20
-
-
-class ExportFormat(StrEnum):
-    XLAM = "xlam"
-    CHAT = "chat"
-    PAIRS = "pairs"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,154 +90,6 @@ def code_version() -> str:
         return importlib.metadata.version(PACKAGE)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
-
-
-# --- records -------------------------------------------------------------------------------------
-
-
-class ExportCounts:
-    """Tallies kept while records stream out; they end up in the manifest's `counts`."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-
-    def add(self, key: str) -> None:
-        self.counts[key] = self.counts.get(key, 0) + 1
-
-
-class _GoldCheck:
-    """Whether a reference call can be a gold answer: it must be able to run on its corpus (a
-    blueprint stored before imports checked that may name a path outside it). Where the corpus is
-    not on this machine the paths are still checked as written (no `..`, not absolute). Corpus
-    roots are looked up once per export, not once per row."""
-
-    def __init__(self) -> None:
-        self._roots: dict[str, Path] = {}
-
-    def __call__(self, row: ExportRow) -> bool:
-        if row.call_json is None:
-            return False
-        if row.corpus not in self._roots:
-            try:
-                self._roots[row.corpus] = corpus_root(row.corpus)
-            except CodesearchError:
-                self._roots[row.corpus] = config.corpora_dir() / row.corpus
-        try:
-            check_runnable(parse_tool_call(json.loads(row.call_json)), self._roots[row.corpus])
-        except (CodesearchError, ValueError):
-            return False
-        return True
-
-
-def _accepted_rows(
-    store: Store,
-    filters: QueueFilters,
-    include_reference: bool,
-    with_meta: bool,
-    counter: ExportCounts,
-) -> Iterator[ExportRow]:
-    rows = store.export_rows(
-        filters, kind="accepted", include_reference=include_reference, with_meta=with_meta
-    )
-    gold = _GoldCheck()
-    for _, group in groupby(rows, key=lambda r: r.blueprint_id):
-        items = list(group)
-        accepted_calls = {r.call_hash for r in items if r.proposal_id is not None}
-        for row in items:
-            if row.proposal_id is None and row.call_hash in accepted_calls:
-                continue  # the same call is exported with its review provenance instead
-            if row.proposal_id is None and not gold(row):
-                counter.add("reference_outside_corpus")
-                continue
-            yield row
-
-
-def _f1(row: ExportRow) -> float:
-    return (
-        -1.0 if row.grade is None or row.grade["span_f1"] is None else float(row.grade["span_f1"])
-    )
-
-
-def _counter_rows(rows: list[ExportRow]) -> list[ExportRow]:
-    """The blueprint's counter-calls as rejected rows (they come on its reference row)."""
-    ref = next((r for r in rows if r.proposal_id is None and r.counter_calls_json), None)
-    if ref is None or ref.counter_calls_json is None:
-        return []
-    out = []
-    for counter in json.loads(ref.counter_calls_json):
-        call = ToolCall(ToolName(counter["call"]["name"]), counter["call"]["arguments"])
-        out.append(
-            replace(
-                ref,
-                call_json=call.to_json(),
-                call_hash=call.call_hash,
-                raw_text=call.to_json(),
-                tool=call.name.value,
-                action="reject",
-                counter_calls_json=None,
-                counter_why=str(counter["why"]),
-            )
-        )
-    return out
-
-
-def _pairs(
-    store: Store, filters: QueueFilters, counter: ExportCounts
-) -> Iterator[tuple[ExportRow, ExportRow]]:
-    rows = store.export_rows(filters, kind="pairs", include_reference=True)
-    gold = _GoldCheck()
-    for _, group in groupby(rows, key=lambda r: r.blueprint_id):
-        items = list(group)
-        accepted = [r for r in items if r.action == "accept"]
-        reference = [r for r in items if r.proposal_id is None and gold(r)]
-        if accepted:
-            chosen = min(accepted, key=lambda r: (-_f1(r), r.proposal_id or ""))
-        elif reference:
-            chosen = reference[0]
-        else:
-            continue
-        for row in [*items, *_counter_rows(items)]:
-            if row.action != "reject":
-                continue
-            if row.call_hash is not None and row.call_hash == chosen.call_hash:
-                counter.add("skipped_same_call")
-                continue
-            counter.add("chosen_reference" if chosen.proposal_id is None else "chosen_accepted")
-            if row.counter_why:
-                counter.add("rejected_counter_call")
-            elif row.call_json is None:
-                counter.add("rejected_invalid")
-            elif row.run_ok is False:
-                counter.add("rejected_run_failed")
-            yield chosen, row
-
-
-def records(
-    store: Store,
-    fmt: ExportFormat | str,
-    filters: QueueFilters | None = None,
-    *,
-    with_meta: bool = False,
-    include_reference: bool = False,
-    counter: ExportCounts | None = None,
-) -> Generator[dict[str, Any], None, None]:
-    """The export's records in order, streamed (what `export` writes and the app previews)."""
-    fmt = ExportFormat(fmt)
-    filters = replace(filters or QueueFilters(), decision=DecisionState.ACCEPTED)
-    counter = counter or ExportCounts()
-    if fmt is ExportFormat.PAIRS:
-        for chosen, rejected in _pairs(store, filters, counter):
-            counter.add("pairs")
-            yield pair_record(chosen, rejected, with_meta=with_meta)
-        return
-    rows = _accepted_rows(store, filters, include_reference, with_meta, counter)
-    for index, row in enumerate(rows):
-        counter.add("reference" if row.proposal_id is None else "proposal")
-        counter.add(f"tool:{row.tool}")
-        if fmt is ExportFormat.XLAM:
-            yield xlam_record(index, row, with_meta=with_meta)
-        else:
-            yield chat_record(row, with_meta=with_meta)
 
 
 def _left_out(store: Store, filters: QueueFilters) -> dict[str, int]:
@@ -415,6 +261,11 @@ def write_jsonl_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> WriteRe
     return result
 
 
+def _write_beside(path: Path, text: str, what: str) -> None:
+    tmp, _ = _write_temp(path, lambda fh: fh.write(text.encode("utf-8")), what)
+    _move_into_place([(tmp, path)], what)
+
+
 def export(
     store: Store,
     fmt: ExportFormat | str,
@@ -423,9 +274,11 @@ def export(
     filters: QueueFilters | None = None,
     with_meta: bool = False,
     include_reference: bool = False,
+    license: str = "other",
 ) -> Manifest:
-    """Write the export and its manifest; returns the manifest. Refused (AccessDenied) unless the
-    store's actor may export; the export is recorded in the audit trail."""
+    """Write the export, its manifest and the folder's dataset card; returns the manifest. Refused
+    (AccessDenied) unless the store's actor may export; the export is recorded in the audit trail.
+    `license` is the card's license field (the corpora and intents are the studio owner's)."""
     store.require(Action.EXPORT)
     fmt = ExportFormat(fmt)
     out_path = Path(out_path)
@@ -455,11 +308,18 @@ def export(
             counts=dict(sorted(counter.counts.items())),
             filters=exported_filters,
             with_meta=with_meta,
-            include_reference=include_reference and fmt is not ExportFormat.PAIRS,
+            include_reference=(include_reference or fmt in ALWAYS_REFERENCE)
+            and fmt is not ExportFormat.PAIRS,
             store=fingerprint,
             created_at=utc_now().isoformat() + "Z",
             code_version=code_version(),
-            extra={"rule": EXPORT_RULE, "left_out": _left_out(store, filters)},
+            extra={
+                "rule": EXPORT_RULE,
+                "left_out": _left_out(store, filters),
+                "card": card_info(
+                    fmt, out_path.name, counter.corpora, license, with_meta=with_meta
+                ),
+            },
         )
         text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
         meta_path = manifest_path(out_path)
@@ -476,6 +336,12 @@ def export(
         meta_tmp.unlink(missing_ok=True)
         raise StoreError(f"cannot replace the manifest {meta_path}: {err.strerror or err}") from err
     _move_into_place([(data_tmp, out_path), (meta_tmp, meta_path)], "export")
+    card_path = out_path.parent / "README.md"
+    if card_is_ours(card_path):  # a folder's own README.md (a project's) is left alone
+        _write_beside(card_path, card_text(out_path.parent), "dataset card")
+    if fmt is ExportFormat.SHAREGPT:
+        info_path = out_path.parent / "dataset_info.json"
+        _write_beside(info_path, dataset_info_text(info_path, out_path.name), "dataset_info.json")
     store.record_audit(
         Action.EXPORT,
         "export.write",

