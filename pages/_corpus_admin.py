@@ -98,9 +98,11 @@ def added_message() -> None:
         st.success(message, icon=":material/check_circle:")
 
 
-def pinning_status(name: str) -> None:
-    """The corpus's snapshot, and whether its folder still matches it."""
+def pinning_status(name: str) -> CheckResult | None:
+    """The corpus's snapshot, and whether its folder still matches it; the check (None when the
+    manifest cannot be read)."""
     nonce = int(st.session_state.get("corpus_check_nonce", 0))
+    check: CheckResult | None = None
     with _shared.shown_errors("The corpus's manifest cannot be read: "):
         info = _info(name, nonce)
         check = _check(name, nonce)
@@ -138,3 +140,4 @@ def pinning_status(name: str) -> None:
         if st.button("Check now", icon=":material/fact_check:", key="corpus_check_now"):
             st.session_state["corpus_check_nonce"] = nonce + 1
             st.rerun()
+    return check

@@ -54,6 +54,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     check.add_argument("names", nargs="*", metavar="NAME", help="default: every corpus")
     check.add_argument("--json", action="store_true")
+    check.add_argument(
+        "--full",
+        action="store_true",
+        help="hash every file (by default a file whose size and mtime match keeps its hash)",
+    )
     check.set_defaults(func=cmd_check)
     pin = csub.add_parser(
         "pin",
@@ -121,7 +126,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     names = args.names or list_corpora()
-    results = [check_corpus(name) for name in names]
+    results = [check_corpus(name, full=args.full) for name in names]
     if args.json:
         print(
             json.dumps(

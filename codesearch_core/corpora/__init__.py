@@ -34,6 +34,7 @@ from codesearch_core.corpora.corpus import (
     pin_corpus,
     read_file_head,
     read_file_text,
+    visible_files,
 )
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.corpora.seed_rules import (
@@ -101,4 +102,5 @@ __all__ = [
     "read_seed_file",
     "remove_tree",
     "short_id",
+    "visible_files",
 ]

@@ -241,9 +241,15 @@ def corpus_info(name: str) -> CorpusInfo:
     )
 
 
-def check_corpus(name: str) -> CheckResult:
-    """The corpus folder against its manifest (every file hashed unless no stat changed)."""
-    return check_folder(corpus_root(name))
+def check_corpus(name: str, *, full: bool = False) -> CheckResult:
+    """The corpus folder against its manifest: files whose size or mtime changed are hashed (all
+    of them with `full`)."""
+    return check_folder(corpus_root(name), full=full)
+
+
+def visible_files(paths: Iterable[str]) -> list[str]:
+    """The files the browser shows of a check's `paths`: no hidden file, none in a hidden folder."""
+    return [p for p in paths if not any(part.startswith(".") for part in p.split("/"))]
 
 
 def current_snapshot(name: str) -> str:

@@ -264,3 +264,19 @@ def test_a_damaged_manifest_is_named(tmp_path: Path, corpora: Path) -> None:
     manifest.write_text("{not json", encoding="utf-8")
     with pytest.raises(CorpusError, match="damaged"):
         check_corpus("proj")
+
+
+def test_a_check_rehashes_what_changed_stat_and_full_rehashes_all(
+    tmp_path: Path, corpora: Path
+) -> None:
+    add_corpus("proj", str(_project(tmp_path)))
+    util = corpora / "proj" / "pkg" / "util.py"
+    before = util.stat()
+    os.chmod(util, 0o644)
+    util.write_text("print('z')\n", encoding="utf-8")  # same size
+    os.utime(util, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same mtime
+    # Like git's index, the quick check trusts an unchanged size and mtime; --full does not.
+    assert check_corpus("proj").ok
+    assert check_corpus("proj", full=True).changed == ("pkg/util.py",)
+    os.utime(util)  # a real edit moves the mtime: the quick check hashes the file again
+    assert check_corpus("proj").changed == ("pkg/util.py",)
