@@ -85,8 +85,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument(
+        "--source", type=Path, default=Path(sysconfig.get_paths()["purelib"]),
+        help="the folder to add as the corpus (default: this venv's site-packages)",
+    )  # fmt: skip
     args = ap.parse_args()
-    site = Path(sysconfig.get_paths()["purelib"])
+    site = args.source
     with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
         os.environ["CODESEARCH_CORPORA"] = str(Path(tmp) / "corpora")
         os.environ["CODESEARCH_DB"] = str(Path(tmp) / "studio.duckdb")
@@ -127,7 +131,7 @@ def main() -> None:
     lines = [
         "# The Corpus page on a large real corpus",
         "",
-        f"This venv's site-packages as a corpus: {len(manifest.files):,} files, {mb:,.0f} MB. "
+        f"`{site.name}` as a corpus: {len(manifest.files):,} files, {mb:,.0f} MB. "
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}; load average {load_before:.1f} at start, "
         f"{os.getloadavg()[0]:.1f} at end; {args.reps} repetitions.",

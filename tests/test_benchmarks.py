@@ -46,3 +46,11 @@ def test_the_long_lines_benchmark_runs_once() -> None:
 def test_the_cold_start_benchmark_runs_once() -> None:
     out = run_benchmark("bench_cold_start.py", "--repeat", "1")
     assert "| `codesearch --help` |" in out
+
+
+@pytest.mark.slow
+def test_the_corpus_page_benchmark_runs_once_on_a_small_folder() -> None:
+    out = run_benchmark(
+        "bench_corpus_page.py", "--reps", "1", "--source", str(REPO / "data/corpora/webshop")
+    )
+    assert "| Corpus page, rerun (median) |" in out and "| rg: a rare identifier |" in out
