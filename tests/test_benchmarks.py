@@ -54,3 +54,9 @@ def test_the_corpus_page_benchmark_runs_once_on_a_small_folder() -> None:
         "bench_corpus_page.py", "--reps", "1", "--source", str(REPO / "data/corpora/webshop")
     )
     assert "| Corpus page, rerun (median) |" in out and "| rg: a rare identifier |" in out
+
+
+@pytest.mark.slow
+def test_the_synthesize_benchmark_runs_on_one_corpus() -> None:
+    out = run_benchmark("bench_synthesize.py", "--corpora", "telemetry")
+    assert "| telemetry |" in out and "drafts/min" in out

@@ -98,13 +98,15 @@ def quotes_pattern(intent: str, target: Target) -> bool:
 def check_sample(raw: str, target: Target) -> tuple[tuple[str, Difficulty] | None, str]:
     """((intent, difficulty), "") for a usable sample; (None, why) otherwise."""
     try:
-        value = json.loads(raw)
+        # strict=False: a raw control character in a string is the model's slip, not bad JSON;
+        # it is dropped from the intent below.
+        value = json.loads(raw, strict=False)
         intent, difficulty = value["intent"], Difficulty(value["difficulty"])
         if not isinstance(intent, str):
             raise TypeError("intent is not a string")
     except (ValueError, TypeError, KeyError):
         return None, "invalid_json"
-    intent = " ".join(intent.split())
+    intent = " ".join("".join(c for c in intent if c.isprintable() or c.isspace()).split())
     if len(intent) < MIN_INTENT_CHARS or not any(c.isalpha() for c in intent):
         return None, "empty"
     if quotes_pattern(intent, target):

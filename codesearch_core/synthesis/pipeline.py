@@ -18,8 +18,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from rapidfuzz import fuzz, process
-
 from codesearch_core.models import sha256_hex
 from codesearch_core.store import BlueprintFilters, Draft, Store
 from codesearch_core.synthesis.intents import IntentWriter
@@ -174,6 +172,9 @@ def _write(
 ) -> None:
     if not targets:
         return
+    # Loaded here, not at import: the model writers run in vLLM's own venv, which lacks it.
+    from rapidfuzz import fuzz, process
+
     for target, written in zip(targets, writer.write(targets, seed=seed), strict=True):
         counts.dropped.update({f"sample_{k}": v for k, v in written.dropped.items()})
         if written.intent is None:

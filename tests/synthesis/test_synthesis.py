@@ -138,6 +138,8 @@ def test_model_samples_are_checked() -> None:
     good = json.dumps({"intent": "Where do we run SQL through DB.query?", "difficulty": "easy"})
     assert check_sample(good, target) == (("Where do we run SQL through DB.query?", "easy"), "")
     assert check_sample("{not json", target)[1] == "invalid_json"
+    slip = '{"intent": "Where is DB.query\x08 called?", "difficulty": "medium"}'
+    assert check_sample(slip, target) == (("Where is DB.query called?", "medium"), "")
     assert check_sample('{"intent": "x"}', target)[1] == "invalid_json"
     quoted = json.dumps({"intent": "Find DB.query($$$ARGS) calls", "difficulty": "easy"})
     assert check_sample(quoted, target)[1] == "quotes_pattern"
