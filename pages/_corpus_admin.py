@@ -3,6 +3,7 @@ and hashes) and the pinned snapshot's status (a folder edited by hand after pinn
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Final
 
@@ -12,6 +13,7 @@ from codesearch_core import corpora
 from codesearch_core.access import Action
 from codesearch_core.corpora import CheckResult, CorpusInfo
 from codesearch_core.errors import CodesearchError
+from codesearch_core.tools import tool_versions
 from pages import _shared
 
 #: How long the page trusts its last check of a corpus against its manifest (the core also skips
@@ -98,6 +100,20 @@ def added_message() -> None:
         st.success(message, icon=":material/check_circle:")
 
 
+def _stale_blueprints(name: str, content_id: str) -> None:
+    """Blueprints of this corpus whose spans were checked on another snapshot or tool version."""
+    versions = json.dumps(tool_versions(), sort_keys=True)
+    stale = _shared.get_store().stale_references({name: content_id}, versions)
+    if stale:
+        ids = ", ".join(f"`{bp.id}`" for bp in stale[:20]) + (" …" if len(stale) > 20 else "")
+        st.warning(
+            f"**{len(stale)} blueprint(s)** of this corpus were written against another snapshot "
+            f"or tool version: {ids}. `codesearch verify --stale` re-checks them (changed ones go "
+            "to the Drift queue on the Review page).",
+            icon=":material/history:",
+        )
+
+
 def pinning_status(name: str) -> CheckResult | None:
     """The corpus's snapshot, and whether its folder still matches it; the check (None when the
     manifest cannot be read)."""
@@ -137,6 +153,7 @@ def pinning_status(name: str) -> CheckResult | None:
                 f"{name}` and `codesearch verify --stale`.\n\n{shown}{more}",
                 icon=":material/warning:",
             )
+        _stale_blueprints(name, check.content_id)
         if st.button("Check now", icon=":material/fact_check:", key="corpus_check_now"):
             st.session_state["corpus_check_nonce"] = nonce + 1
             st.rerun()

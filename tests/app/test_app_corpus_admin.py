@@ -73,3 +73,19 @@ def test_an_unpinned_corpus_says_so(studio_db: Path, own_corpora: Path) -> None:
     at = open_app(CORPUS)
     at.sidebar.selectbox(key="corpus").set_value("ledger").run()
     assert any("has no manifest" in i for i in texts(at, "info"))
+
+
+def test_the_page_names_blueprints_written_against_another_snapshot(
+    studio_db: Path, own_corpora: Path
+) -> None:
+    at = open_app(CORPUS)
+    at.sidebar.selectbox(key="corpus").set_value("ledger").run()
+    assert not any("written against another snapshot" in w for w in texts(at, "warning"))
+    some = sorted((own_corpora / "ledger").rglob("*.java"))[0]
+    os.chmod(some, 0o644)
+    some.write_text(some.read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
+    next(b for b in at.button if b.label == "Check now").click().run()
+    warnings = " ".join(texts(at, "warning"))
+    assert "Edited since it was pinned" in warnings
+    assert "blueprint(s)** of this corpus were written against another snapshot" in warnings
+    assert "`ledger-" in warnings  # the shipped ledger seeds, by id
