@@ -21,7 +21,7 @@ from typing import Any, Final
 from codesearch_core.corpora import corpus_root, language_for_path, list_files
 from codesearch_core.errors import CorpusError
 from codesearch_core.grading import score
-from codesearch_core.models import Blueprint, Span, ToolCall, ToolName
+from codesearch_core.models import Blueprint, RunResult, Span, ToolCall, ToolName
 from codesearch_core.synthesis.rules import LANGUAGE_LABELS, RuleTemplate, templates_for
 from codesearch_core.tools import parse_tool_call, run_tool_call
 from codesearch_core.verify import baseline_calls
@@ -87,11 +87,12 @@ def corpus_languages(corpus: str) -> tuple[frozenset[str], str]:
     return frozenset(counts), counts.most_common(1)[0][0]
 
 
-def _spans(call: ToolCall, corpus: str) -> tuple[Span, ...] | None:
+def _run(call: ToolCall, corpus: str) -> tuple[RunResult, tuple[Span, ...] | None]:
+    """The run and its distinct spans (None for a failed or truncated run: no target)."""
     run = run_tool_call(call, corpus_root(corpus))
     if not run.ok or run.truncated:
-        return None
-    return tuple(sorted({f.span for f in run.findings}))
+        return run, None
+    return run, tuple(sorted({f.span for f in run.findings}))
 
 
 def _call(tool: str, arguments: Mapping[str, Any]) -> ToolCall | None:
@@ -127,7 +128,7 @@ def measure(
 ) -> tuple[Target | None, str]:
     """Run one candidate's reference call and its baselines: (the target, "") when it is kept,
     (None, why) when not: "failed", "too_small", "too_large" or "baseline_close"."""
-    expected = _spans(call, corpus)
+    ref_run, expected = _run(call, corpus)
     if expected is None:
         return None, "failed"
     files = len({s.path for s in expected})
@@ -137,7 +138,7 @@ def measure(
         return None, "too_large"
     target = Target(corpus, template.id, language, subject, call, expected, template)
     root = corpus_root(corpus)
-    reference = score(run_tool_call(call, root), call, expected)[1].total
+    reference = score(ref_run, call, expected)[1].total
     best, label = None, ""
     for kind, name, baseline in _baselines(target):
         del kind
@@ -169,4 +170,4 @@ def _baselines(target: Target) -> list[tuple[str, str, ToolCall]]:
 
 def verify_target(target: Target) -> bool:
     """The reference call, run once more, finds exactly the target's spans."""
-    return _spans(target.call, target.corpus) == target.expected
+    return _run(target.call, target.corpus)[1] == target.expected
