@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Final, TypeVar
 
 import msgspec
@@ -298,11 +299,13 @@ class _LineStream:
 class RipgrepParser:
     """Incremental parser for `rg --json` output."""
 
-    def __init__(self, *, multiline: bool = True) -> None:
+    def __init__(self, *, multiline: bool = True, root: Path | None = None) -> None:
         self._lines = _LineStream("rg")
         self._path = ""
         # Without `rg -U` every `lines` is one line; knowing it skips a scan of each line.
         self._multiline = multiline
+        # Where rg runs: a very long line is then read from its file (tools.long_lines).
+        self._root = root
         self._long: LongMessage | None = None  # a message too long to hold, being streamed
 
     def feed(self, chunk: bytes) -> list[Finding]:
@@ -321,7 +324,7 @@ class RipgrepParser:
             self._path = ripgrep_findings(messages, self._path, out, self._multiline)
         if self._lines.pending > LONG_MESSAGE_BYTES:
             # A minified bundle's line: stream the rest of this message (tools.long_lines).
-            self._long = LongMessage(self._path)
+            self._long = LongMessage(self._path, self._root, multiline=self._multiline)
             self._long.feed(self._lines.rest())
         return out
 

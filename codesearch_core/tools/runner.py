@@ -101,7 +101,7 @@ def run_tool_call(
 
     parser: StreamParser
     if call.name is ToolName.RIPGREP:
-        parser = RipgrepParser(multiline=bool(call.arguments.get("multiline")))
+        parser = RipgrepParser(multiline=bool(call.arguments.get("multiline")), root=root)
     else:
         parser = AstGrepParser(str(call.arguments["language"]))
     traced = call.name is ToolName.AST_GREP

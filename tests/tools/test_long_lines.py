@@ -46,8 +46,8 @@ def rg_json(root: Path, *args: str) -> bytes:
     return done.stdout
 
 
-def parse(output: bytes, chunk: int, *, multiline: bool) -> list[Finding]:
-    parser = parsers.RipgrepParser(multiline=multiline)
+def parse(output: bytes, chunk: int, *, multiline: bool, root: Path | None = None) -> list[Finding]:
+    parser = parsers.RipgrepParser(multiline=multiline, root=root)
     found = [f for i in range(0, len(output), chunk) for f in parser.feed(output[i : i + chunk])]
     return found + parser.close()
 
@@ -58,8 +58,8 @@ def stream_long_messages(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     streamed: list[object] = []
 
     class Counted(parsers.LongMessage):
-        def __init__(self, path: str) -> None:
-            super().__init__(path)
+        def __init__(self, path: str, root: Path | None = None, *, multiline: bool = True) -> None:
+            super().__init__(path, root, multiline=multiline)
             streamed.append(self)
 
     monkeypatch.setattr(parsers, "LONG_MESSAGE_BYTES", 1000)
@@ -94,10 +94,38 @@ def test_a_streamed_message_gives_the_findings_of_the_whole_message(
     assert whole, "the case finds something"
     streamed = stream_long_messages(monkeypatch)
     for chunk in (7, 4093, 65_539):
-        assert parse(output, chunk, multiline=multiline) == whole, chunk
+        # Without the corpus root the line's JSON is unescaped; with it (and without -U) the
+        # columns are counted in the searched file.
+        for root in (None, corpus):
+            assert parse(output, chunk, multiline=multiline, root=root) == whole, (chunk, root)
         # In 7-byte reads every message over 1,000 bytes is streamed (a bigger read can bring
         # a whole message at once, which is then parsed whole).
         assert streamed or chunk > 7, "the long messages were streamed"
+
+
+def test_a_long_line_of_a_file_rg_transcodes_is_unescaped_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A byte-order mark: rg drops it (UTF-8) or transcodes the file (UTF-16), so its offsets are
+    # not the file's. The line's JSON is unescaped instead, and the findings are rg's.
+    (tmp_path / "bom8.txt").write_bytes(b"\xef\xbb\xbf" + ("é foo " * 3000).encode() + b"\n")
+    (tmp_path / "bom16.txt").write_bytes(("\ufeff" + "é foo " * 3000 + "\n").encode("utf-16-le"))
+    output = rg_json(tmp_path, "foo")
+    whole = parse(output, 1 << 30, multiline=False)
+    assert {f.path for f in whole} == {"bom8.txt", "bom16.txt"}
+    stream_long_messages(monkeypatch)
+    assert parse(output, 4093, multiline=False, root=tmp_path) == whole
+
+
+def test_a_file_changed_since_rg_read_it_is_bad_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.js").write_text("é foo " * 3000 + "\n")
+    output = rg_json(tmp_path, "foo")
+    (tmp_path / "a.js").write_text("foo é " * 3000 + "\n")
+    stream_long_messages(monkeypatch)
+    with pytest.raises(ToolOutputError, match="changed while rg searched it"):
+        parse(output, 4093, multiline=False, root=tmp_path)
 
 
 def test_output_that_ends_inside_a_long_match_is_a_tool_output_error(
