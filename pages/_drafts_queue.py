@@ -1,4 +1,5 @@
-"""The Review page's Drafts queue: synthesized draft blueprints, one at a time, leased to the
+"""The Review page's queue picker (Proposals, Drafts, Drift: `pages/_drift_queue.py`) and its
+Drafts queue: synthesized draft blueprints, one at a time, leased to the
 reviewer like proposals; accept one as a blueprint, edit its intent, or reject it. Also the
 provenance box the Blueprints page shows for a blueprint accepted from a draft."""
 
@@ -11,28 +12,32 @@ from codesearch_core import studio
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Difficulty
 from codesearch_core.store import Draft, Store
-from pages import _shared
+from pages import _drift_queue, _shared
 
 QUEUE = "review:queue"
-PROPOSALS, DRAFTS = "Proposals", "Drafts"
+PROPOSALS, DRAFTS, DRIFT = "Proposals", "Drafts", "Drift"
 LAST_ACCEPTED = "drafts:last_accepted"  # the blueprint id the reviewer's last accept made
 FLASH = "drafts:flash"
 
 
 def show(store: Store) -> bool:
-    """Draw the queue picker; with the Drafts queue picked, draw it and return True (the page
-    then stops: the proposals' card is not drawn)."""
-    if st.query_params.get("queue") == "drafts" and QUEUE not in st.session_state:
-        st.session_state[QUEUE] = DRAFTS
-    pending = store.draft_counts()["pending"]
+    """Draw the queue picker; with the Drafts or the Drift queue picked, draw it and return True
+    (the page then stops: the proposals' card is not drawn)."""
+    wanted = {"drafts": DRAFTS, "drift": DRIFT}.get(st.query_params.get("queue", ""))
+    if wanted and QUEUE not in st.session_state:
+        st.session_state[QUEUE] = wanted
+    counts = {DRAFTS: store.draft_counts()["pending"], DRIFT: len(store.open_drift())}
     choice = st.segmented_control(
-        "Queue", [PROPOSALS, DRAFTS], default=PROPOSALS, key=QUEUE, required=True,
-        format_func=lambda q: f"{q} ({pending})" if q == DRAFTS else q,
+        "Queue", [PROPOSALS, DRAFTS, DRIFT], default=PROPOSALS, key=QUEUE, required=True,
+        format_func=lambda q: f"{q} ({counts[q]})" if q in counts else q,
     )  # fmt: skip
-    if choice != DRAFTS:
-        return False
-    _queue(store)
-    return True
+    if choice == DRAFTS:
+        _queue(store)
+        return True
+    if choice == DRIFT:
+        _drift_queue.draw(store)
+        return True
+    return False
 
 
 def _queue(store: Store) -> None:

@@ -1,0 +1,82 @@
+"""The Review page's Drift queue, walked with AppTest: a hand edit of a pinned corpus, `verify
+--stale`, then a lead keeps one accepted item and takes a reference's new findings."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from app_support import open_app, release_app_store, texts
+
+from codesearch_core import config
+from codesearch_core.models import DecisionAction, Proposal
+from codesearch_core.store import QueueFilters, Store
+from codesearch_core.verify import verify_pending, verify_stale
+
+REVIEW = "pages/review.py"
+SEED = "ledger-println-calls"
+
+
+@pytest.fixture
+def drifted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
+    """A store whose accepted proposal and reference drifted after a hand edit of `ledger`."""
+    corpora = tmp_path / "corpora"
+    corpora.mkdir()
+    shutil.copytree(config.corpora_dir() / "ledger", corpora / "ledger")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(corpora))
+    db = tmp_path / "studio.duckdb"
+    monkeypatch.setenv("CODESEARCH_DB", str(db))
+    release_app_store()
+    with Store(db) as store:
+        from codesearch_core.ingest import ensure_seeded
+
+        ensure_seeded(store)
+        bp = store.get_blueprint(SEED)
+        assert bp is not None
+        call = bp.reference_call
+        (pid,) = store.add_proposals([Proposal(bp.id, "test", "m", call.to_json(), call, True)])
+        verify_pending(store, workers=1)
+        store.record_decision(pid, DecisionAction.ACCEPT, "ana")
+        target = corpora / "ledger" / bp.expected[0].path
+        os.chmod(target, 0o644)
+        target.write_text(
+            target.read_text(encoding="utf-8")
+            + '\nclass X { void f() { System.out.println("x"); } }\n',
+            encoding="utf-8",
+        )
+        report = verify_stale(store)
+        assert set(report.drifted_ids) >= {pid, SEED}
+    return db, pid
+
+
+def test_a_lead_decides_the_drift_queue(drifted: tuple[Path, str]) -> None:
+    db, pid = drifted
+    at = open_app(REVIEW, reviewer="lee")
+    at.segmented_control(key="review:queue").set_value("Drift").run()
+    assert not at.exception
+    caption = " ".join(c.value for c in at.caption)
+    assert "1 accepted item(s) held out of exports until decided" in caption
+    table = at.dataframe[0].value
+    assert set(table["item"]) >= {pid, SEED}
+    assert any("new]" in m for m in texts(at, "markdown"))  # the before/after counts
+    marked = " ".join(str(h.proto.body) for h in at.html)
+    assert 'title="extra"' in marked  # the new finding, marked in the file
+
+    # Decide the card (the first row) until the queue is empty: keep the accepted proposal, take
+    # each reference's new findings (the edit added a println on purpose).
+    for _ in range(len(table)):
+        first = str(at.dataframe[0].value["item"].iloc[0])
+        label = (
+            "Still right: keep it accepted" if first == pid else "Take the new findings as expected"
+        )
+        next(b for b in at.button if b.label == label).click().run()
+        assert any(first in s for s in texts(at, "success")), texts(at, "error")
+    assert any("Nothing in drift" in i for i in texts(at, "info"))
+
+    release_app_store()
+    with Store(db) as store:
+        left = {d.item_id for d in store.open_drift()}
+        assert pid not in left and SEED not in left
+        assert store.export_answer_counts(QueueFilters())["accepted_in_drift"] == 0
