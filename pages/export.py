@@ -1,5 +1,6 @@
-"""Export: curated items out of the store as xLAM, chat (SFT) or preference-pair JSONL, previewed,
-counted, downloaded or written to a path with a manifest beside it."""
+"""Export: curated items out of the store in one trainer's layout (xLAM, Hugging Face chat /
+preference / GRPO prompts, OpenAI SFT / DPO, LLaMA-Factory ShareGPT, and the older chat and pairs),
+previewed, counted, downloaded or written to a path with a manifest and a dataset card beside it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,17 @@ import streamlit as st
 from codesearch_core import config
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
-from codesearch_core.export import EXPORT_RULE, ExportFormat, export, export_path, preview
+from codesearch_core.export import (
+    ALWAYS_REFERENCE,
+    EXPORT_RULE,
+    FORMAT_READERS,
+    OBSERVED,
+    RANKED,
+    ExportFormat,
+    export,
+    export_path,
+    preview,
+)
 from codesearch_core.models import ToolName
 from codesearch_core.store import DecisionState, QueueFilters
 from pages import _shared
@@ -20,11 +31,7 @@ from pages import _shared
 _shared.ensure_routed()
 
 ANY = "any"
-FORMATS = {
-    ExportFormat.XLAM.value: "xLAM (function calling)",
-    ExportFormat.CHAT.value: "Chat / SFT (messages + tool_calls)",
-    ExportFormat.PAIRS.value: "Preference pairs (DPO)",
-}
+FORMATS = {f.value: f"{f.value}: {FORMAT_READERS[f]}" for f in ExportFormat}
 LAST_MANIFEST = "export_manifest"
 PREVIEW_RECORDS = 3
 
@@ -36,10 +43,8 @@ if refused:
     st.info(f"You can see what an export would hold, but not preview or write it: {refused}.",
             icon=":material/lock:")  # fmt: skip
 
-fmt_value = st.segmented_control(
-    "Format", list(FORMATS), format_func=FORMATS.__getitem__, default=ExportFormat.XLAM.value,
-    key="ex:format", required=True,
-)  # fmt: skip
+fmt_value = st.selectbox("Format", list(FORMATS), format_func=FORMATS.__getitem__, key="ex:format",
+                         help="Each layout is the one its reader takes; the README lists them.")  # fmt: skip
 fmt = ExportFormat(fmt_value or ExportFormat.XLAM.value)
 
 with st.container(border=True):
@@ -49,12 +54,14 @@ with st.container(border=True):
     tag = f3.text_input("Tag", key="ex:tag", placeholder="any")
     engine = f4.text_input("Engine", key="ex:engine", placeholder="any")
     min_f1 = float(f5.slider("Min span F1", 0.0, 1.0, 0.0, step=0.05, key="ex:min_f1"))
-    o1, o2 = st.columns(2)
+    o1, o2, o3 = st.columns([2, 2, 1])
     with_meta = o1.toggle("With metadata (hashes, grades, decision provenance)", key="ex:meta")
     include_reference = o2.toggle(
         "Also the reference call of each blueprint (gold items)", key="ex:reference",
-        disabled=fmt is ExportFormat.PAIRS,
+        disabled=fmt in ALWAYS_REFERENCE,
+        help="The preference formats and the GRPO prompts always use the blueprints.",
     )  # fmt: skip
+    license_field = o3.text_input("Card license", value="other", key="ex:license")
 filters = QueueFilters(
     tool=None if tool == ANY else tool,
     language=language.strip() or None,
@@ -62,7 +69,7 @@ filters = QueueFilters(
     engine=engine.strip() or None,
     min_f1=min_f1 or None,
 )
-include_reference = include_reference and fmt is not ExportFormat.PAIRS
+include_reference = include_reference and fmt not in ALWAYS_REFERENCE
 
 counts = store.export_answer_counts(filters)
 accepted = counts.pop("answers")  # what the export rule takes; the rest is what it leaves out
@@ -74,10 +81,17 @@ if fmt is ExportFormat.PAIRS:
     k3.metric(
         "Pairs", f"{rejected:,}", help="one per rejected item, when its blueprint has a chosen call"
     )
+elif fmt in RANKED:
+    k3.metric("Pairs", "ranked on write", help="chosen vs graded-worse answers and counter-calls, "
+              "by reward (the margin is a column); counted in the manifest")  # fmt: skip
+elif fmt is ExportFormat.HF_PROMPTS:
+    k3.metric("Prompts", "one per blueprint", help="single-call blueprints; plans are counted")
 else:
     k3.metric("Records", f"{accepted:,}" + (" + gold" if include_reference else ""))
 
 st.caption(f"**Rule**: {EXPORT_RULE}.")
+if fmt in OBSERVED:
+    st.caption("Each call is run again when written: the tool turn holds its real output.")
 if any(counts.values()):
     st.caption(
         "Left out as answers: "
@@ -106,7 +120,8 @@ if w2.button("Write", type="primary", icon=":material/save:", key="ex:write", wi
     st.session_state.pop(LAST_MANIFEST, None)
     try:
         manifest = export(store, fmt, export_path(name), filters=filters, with_meta=with_meta,
-                          include_reference=include_reference)  # fmt: skip
+                          include_reference=include_reference,
+                          license=license_field.strip() or "other")  # fmt: skip
         st.session_state[LAST_MANIFEST] = manifest.to_dict()
     except (CodesearchError, OSError) as err:
         st.error(f"Not written: {err}", icon=":material/error:")

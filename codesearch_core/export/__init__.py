@@ -6,7 +6,8 @@ Public API: `export` (one entry point for every format), `preview`, `ExportForma
 `CodeSearchReward`. Imports `store`, `engines` (the prompt and the repair of model output) and below.
 """
 
-from codesearch_core.export.records import ExportFormat
+from codesearch_core.export.card import READERS as FORMAT_READERS
+from codesearch_core.export.records import ALWAYS_REFERENCE, OBSERVED, RANKED, ExportFormat
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (
     EXPORT_RULE,
@@ -17,8 +18,12 @@ from codesearch_core.export.writers import (
 )
 
 __all__ = [
+    "ALWAYS_REFERENCE",
     "EXPORT_RULE",
+    "FORMAT_READERS",
+    "OBSERVED",
     "PARSE_FAILURE_REWARD",
+    "RANKED",
     "CodeSearchReward",
     "ExportFormat",
     "completion_text",

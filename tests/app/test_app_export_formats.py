@@ -1,0 +1,36 @@
+"""The Export page offers every format; with seeds and graded mutations and no review yet, the
+reward-ranked preference layout writes pairs (the reference calls chosen)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from app_support import (
+    open_app,
+    reviewable_template_fixture,  # noqa: F401 (a fixture)
+    seed_reviewable,
+    studio_db_fixture,  # noqa: F401 (a fixture)
+    texts,
+)
+
+from codesearch_core.export import ExportFormat
+
+
+def test_the_export_page_offers_every_format_and_writes_ranked_pairs_unreviewed(
+    studio_db: Path, reviewable_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "out"))
+    seed_reviewable(studio_db, reviewable_template)
+    at = open_app("pages/export.py")
+    offered = [label.split(": ", 1)[0] for label in at.selectbox(key="ex:format").options]
+    assert offered == [f.value for f in ExportFormat]
+    at.selectbox(key="ex:format").set_value("hf-preference").run()
+    assert not at.exception and len(at.json) >= 1  # the preview: pairs before any review
+    at.text_input(key="ex:path:hf-preference").input("pref.jsonl").run()
+    at.button(key="ex:write").click().run()
+    assert not at.exception and not texts(at, "error")
+    rows = [json.loads(x) for x in (tmp_path / "out" / "pref.jsonl").read_text().splitlines()]
+    assert rows and all(r["margin"] > 0 for r in rows)
+    assert (tmp_path / "out" / "README.md").is_file()
