@@ -60,3 +60,9 @@ def test_the_corpus_page_benchmark_runs_once_on_a_small_folder() -> None:
 def test_the_synthesize_benchmark_runs_on_one_corpus() -> None:
     out = run_benchmark("bench_synthesize.py", "--corpora", "telemetry")
     assert "| telemetry |" in out and "drafts/min" in out
+
+
+@pytest.mark.slow
+def test_the_reward_benchmark_runs_on_a_few_blueprints() -> None:
+    out = run_benchmark("bench_reward.py", "--reps", "1", "--limit", "6", "--generations", "4")
+    assert "| distinct |" in out and "| grpo |" in out and "completions/s" in out

@@ -33,6 +33,7 @@ from codesearch_core.corpora import corpus_root, load_seed_blueprints, read_blue
 from codesearch_core.engines import DEFAULT_TOOL_FORMAT, get_tool_format, proposal_from_text
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, RunResult, ToolCall
+from codesearch_core.store import Store
 from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S, run_tool_call
 
 #: What a completion that holds no valid call earns: `grading.rewards.reward` with no call.
@@ -91,6 +92,13 @@ class CodeSearchReward:
         """Over a blueprint JSONL file (`codesearch` writes and imports this layout)."""
         blueprints, _ = read_blueprints_jsonl(Path(path))
         return cls(blueprints, **options)
+
+    @classmethod
+    def from_store(
+        cls, store: Store, blueprint_ids: Iterable[str], **options: Any
+    ) -> CodeSearchReward:
+        """Over a store's blueprints, e.g. the `blueprint_id` column of its `hf-prompts` export."""
+        return cls(store.get_blueprints(sorted(set(blueprint_ids))), **options)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

@@ -143,3 +143,15 @@ def test_threads_calling_at_once_get_the_same_rewards_and_each_call_runs_once() 
         assert fn.stats["runs"] == len(blueprints)
         assert fn.stats["completions"] == 4 * len(completions)
     assert results == [[1.0] * len(completions)] * 4
+
+
+def test_a_reward_over_a_stores_blueprints(tmp_path: Path) -> None:
+    from codesearch_core.store.core import Store
+
+    blueprints = seed_blueprints()[:2]
+    with Store(tmp_path / "studio.duckdb") as store:
+        store.add_blueprints(blueprints)
+        fn = CodeSearchReward.from_store(store, [bp.id for bp in blueprints] * 3)
+    with fn:
+        texts = [_hermes(bp.reference_call) for bp in blueprints]
+        assert fn(completions=texts, blueprint_id=[bp.id for bp in blueprints]) == [1.0, 1.0]
