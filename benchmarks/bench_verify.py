@@ -6,7 +6,7 @@ The proposals are made from the shipped seeds on the shipped corpora: every blue
 call plus its mutations (the hard negatives, a fifth of which fail: invalid patterns, PCRE2 rule),
 repeated over renamed copies of the blueprints until there are `--n` distinct proposals. Each
 repetition verifies fresh, identical stores with `verify_pending` (what `codesearch verify` runs:
-store reads, worker pool, results written in batches of up to 64 per transaction) with 1 worker and with
+store reads, worker pool, results written in batches, `DEFAULT_WRITE_BATCH` per transaction) with 1 worker and with
 `--workers` (default: all cores), interleaved, and prints calls per second, the speed-up (goal >= 1.8x
 on 2 cores) and the time to the first result (pool start-up). Measured in the same run, for scale:
 - the same pool without the store (`verify_many`), and the store's writes alone (the outcomes of

@@ -39,14 +39,14 @@ F1 0.457; under `overlap` they would be 2/3, 2/2 and 0.8.
 
 Speed: the columns are pulled out once and everything but crowded clusters is vectorized with numpy,
 so a million predicted against a million expected spans grade in under a second on an idle core
-(`benchmarks/bench_grader.py`).
+(`benchmarks/bench_grader.py`). numpy's fixed cost per operation would dominate a small grade, so
+`grade` on a few hundred spans or fewer runs the same steps on lists (`grading.small`: same floats).
 
 The reward built from the grade is in `grading.rewards`.
 """
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -57,6 +57,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from codesearch_core.grading.small import SMALL_GRADE_SPANS, cluster_pairs, grade_small, scores
 from codesearch_core.models import Finding, Grade, Span
 
 IntArray = npt.NDArray[np.int64]
@@ -110,50 +111,6 @@ def _distinct(starts: IntArray, ends: IntArray) -> IntArray:
     keep[1:] = (s[1:] != s[:-1]) | (e[1:] != e[:-1])
     firsts: IntArray = order[keep]
     return firsts
-
-
-def _greedy_pairs(
-    predicted: list[tuple[int, int, int]], expected: list[tuple[int, int, int]], tol: int
-) -> list[tuple[int, int]]:
-    """Maximum one-to-one matching of (start, end, id) intervals within `tol` lines of each other.
-
-    Expected intervals are taken by increasing end; each takes, among the predicted intervals that
-    start early enough to reach it, the one that ends first but still reaches it. Any predicted
-    interval that starts early enough for this expected one does so for every later one too, and the
-    one ending first is the least useful to the rest, so an exchange argument makes this optimal.
-    """
-    by_start = sorted(predicted)
-    available: list[tuple[int, int, int]] = []  # (end, start, id), sorted
-    pairs: list[tuple[int, int]] = []
-    j = 0
-    for e_start, e_end, e_id in sorted(expected, key=lambda x: (x[1], x[0], x[2])):
-        while j < len(by_start) and by_start[j][0] <= e_end + tol:
-            p_start, p_end, p_id = by_start[j]
-            bisect.insort(available, (p_end, p_start, p_id))
-            j += 1
-        k = bisect.bisect_left(available, (e_start - tol,))
-        if k < len(available):
-            pairs.append((available.pop(k)[2], e_id))
-    return pairs
-
-
-def _cluster_pairs(
-    predicted: list[tuple[int, int, int]], expected: list[tuple[int, int, int]], tol: int
-) -> list[tuple[int, int]]:
-    """`_greedy_pairs`, but pairing identical spans first whenever that loses no pair."""
-    best = _greedy_pairs(predicted, expected, tol)
-    exact_keys = {(s, e) for s, e, _ in predicted} & {(s, e) for s, e, _ in expected}
-    if not exact_keys:
-        return best
-    p_by_key = {(s, e): i for s, e, i in predicted if (s, e) in exact_keys}
-    e_by_key = {(s, e): i for s, e, i in expected if (s, e) in exact_keys}
-    exact = [(p_by_key[k], e_by_key[k]) for k in sorted(exact_keys)]
-    rest = _greedy_pairs(
-        [x for x in predicted if (x[0], x[1]) not in exact_keys],
-        [x for x in expected if (x[0], x[1]) not in exact_keys],
-        tol,
-    )
-    return exact + rest if len(exact) + len(rest) == len(best) else best
 
 
 def _iou(
@@ -283,7 +240,7 @@ def _match(
             exps: list[tuple[int, int, int]] = []
             for s, e, o, sd in members:
                 (exps if sd else preds).append((s, e, o))
-            for p, x in _cluster_pairs(preds, exps, tol):
+            for p, x in cluster_pairs(preds, exps, tol):
                 p_hit.append(p)
                 e_hit.append(x)
     p_pairs = np.array(p_hit, dtype=np.int64)
@@ -322,12 +279,6 @@ def line_coverage(found: Finding | Span, expected: Span | Finding) -> LineCovera
     )
 
 
-def _ratio(num: float, den: float, *, both_empty: bool) -> float:
-    if den == 0:
-        return 1.0 if both_empty else 0.0
-    return num / den
-
-
 def file_iou(predicted_paths: Iterable[str], expected_paths: Iterable[str]) -> float:
     """Intersection over union of the two sets of paths; 1.0 when both are empty."""
     p, e = set(predicted_paths), set(expected_paths)
@@ -336,22 +287,12 @@ def file_iou(predicted_paths: Iterable[str], expected_paths: Iterable[str]) -> f
 
 
 def _grade_from(matching: _Matching) -> Grade:
-    n_pred = len(matching.predicted_distinct)
-    n_exp = len(matching.expected_distinct)
-    matched = len(matching.predicted_hit)
-    credit = float(matching.credit.sum())
-    both_empty = n_pred == 0 and n_exp == 0
-    precision = _ratio(credit, n_pred, both_empty=both_empty)
-    recall = _ratio(credit, n_exp, both_empty=both_empty)
-    f1 = _ratio(2 * precision * recall, precision + recall, both_empty=both_empty)
-    return Grade(
-        file_iou=matching.file_iou,
-        span_precision=precision,
-        span_recall=recall,
-        span_f1=f1,
-        n_predicted=n_pred,
-        n_expected=n_exp,
-        n_matched=matched,
+    return scores(
+        len(matching.predicted_distinct),
+        len(matching.expected_distinct),
+        len(matching.predicted_hit),
+        float(matching.credit.sum()),
+        matching.file_iou,
     )
 
 
@@ -363,6 +304,10 @@ def grade(
     matching: Matching = DEFAULT_MATCHING,
 ) -> Grade:
     """Span precision/recall/F1 and file IoU of `predicted` against `expected` (module docstring)."""
+    if line_tolerance >= 0 and len(predicted) + len(expected) <= SMALL_GRADE_SPANS:
+        # The same grade without numpy's fixed cost per array operation (`grading.small`).
+        overlap = matching is Matching.OVERLAP
+        return grade_small(predicted, expected, line_tolerance, overlap=overlap)
     return _grade_from(_match(predicted, expected, line_tolerance, matching))
 
 

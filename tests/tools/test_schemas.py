@@ -7,6 +7,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from codesearch_core.errors import ToolCallError
@@ -16,6 +18,8 @@ from codesearch_core.tools.schemas import (
     COMPOSITE_PLAN_SCHEMA,
     MAX_PATTERN_CHARS,
     TOOL_CALL_SCHEMA,
+    _plainly_valid,
+    arguments_schema,
     parse_plan,
     parse_tool_call,
     validate_tool_call,
@@ -230,3 +234,61 @@ def test_invalid_plans_name_the_step(plan: dict[str, Any], field: str) -> None:
     with pytest.raises(ToolCallError) as info:
         parse_plan(plan)
     assert info.value.field.startswith(field)
+
+
+# --- the plain-shape shortcut past jsonschema -------------------------------------------------
+
+_text = st.one_of(
+    st.text(max_size=4),
+    st.text(alphabet="ab+-_\n .*", min_size=30, max_size=34),
+    st.sampled_from(["", "c", "py", "src/a.py", "x" * 256, "x" * 257, "y" * 1000, "y" * 1001]),
+)
+_value = st.one_of(
+    _text,
+    st.booleans(),
+    st.integers(-2, 12),
+    st.sampled_from([3.0, 2.5, None, {}, {"x": 1}]),
+    st.lists(_text, max_size=18),
+    st.lists(st.one_of(_text, st.integers(0, 2), st.none()), max_size=3),
+)
+_keys = st.sampled_from(
+    ["pattern", "language", "paths", "globs", "file_types", "case_sensitive", "smart_case",
+     "fixed_strings", "word", "multiline", "pcre2", "context_lines", "rule", "other"]
+)  # fmt: skip
+_arguments = st.dictionaries(
+    _keys,
+    _value,
+    max_size=6,
+).map(lambda d: d if "pattern" in d else {**d, "pattern": "x"})
+_language = st.sampled_from([*AST_GREP_LANGUAGES[:3], "js", "Python"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.sampled_from(list(ToolName)), _arguments, _language, st.booleans())
+def test_the_shortcut_accepts_only_what_the_schema_accepts(
+    tool: ToolName, arguments: dict[str, Any], language: str, with_language: bool
+) -> None:
+    if with_language:
+        arguments = {**arguments, "language": language}
+    if _plainly_valid(tool, arguments):
+        schema = arguments_schema(tool, arguments)
+        assert list(Draft202012Validator(schema).iter_errors(arguments)) == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        rg(pattern="TODO"),
+        rg(pattern="a", paths=["src"], globs=["*.py"], file_types=["py"], context_lines=2,
+           pcre2=True, case_sensitive=False, smart_case=False, fixed_strings=False, word=True,
+           multiline=False),
+        {"name": AG, "arguments": {"pattern": "f($A)", "language": "python", "paths": ["a"]}},
+    ],
+)  # fmt: skip
+def test_plain_calls_take_the_shortcut_and_parse_to_a_copy(call: dict[str, Any]) -> None:
+    assert _plainly_valid(ToolName(call["name"]), call["arguments"])
+    parsed = parse_tool_call(call)
+    assert parsed.arguments == call["arguments"]
+    for key, value in call["arguments"].items():
+        if isinstance(value, list):
+            assert parsed.arguments[key] is not value
