@@ -41,6 +41,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--seed", type=int, default=0, help="orders the targets and picks wordings")
     p.add_argument("--workers", type=int, default=2, help="threads running the tools")
     p.add_argument("--json", action="store_true", help="print one JSON report")
+    p.add_argument(
+        "--ray", nargs="?", const="local", metavar="ADDRESS",
+        help="run the tool calls as Ray tasks: a local Ray (no ADDRESS), auto, or ray://HEAD:10001",
+    )  # fmt: skip
     p.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
     model = p.add_argument_group("model engines (vllm, openai)")
     model.add_argument("--model", help="model id or directory")
@@ -105,7 +109,7 @@ def _line(counts: SynthesisCounts) -> str:
 
 def cmd_synthesize(args: argparse.Namespace) -> int:
     from codesearch_core.cli.store_access import open_store
-    from codesearch_core.synthesis import stored_intents, synthesize
+    from codesearch_core.synthesis import ray_map, stored_intents, synthesize
 
     if args.limit is not None and args.limit < 1:
         print("error: --limit must be at least 1", file=sys.stderr)
@@ -128,6 +132,9 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
                 batch_size=args.batch_size,
                 known_intents=stored_intents(store, args.corpus),
                 on_progress=progress,
+                map_fn=None
+                if args.ray is None
+                else ray_map(None if args.ray == "local" else args.ray),
             )
     finally:
         if args.engine == "vllm":

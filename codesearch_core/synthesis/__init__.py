@@ -7,7 +7,8 @@ come from the templates' wordings or a model's samples (`synthesis.intents`,
 intents, with rapidfuzz) and writes each draft to the store on its own.
 
 Public API: `synthesize`, `SynthesisReport`, `SynthesisCounts`, `TemplateWriter`, `ModelWriter`,
-`IntentWriter`, `NothingToMineError`, `TEMPLATES`, `INTENT_SCHEMA`. Imports `verify` (the seed
+`IntentWriter`, `NothingToMineError`, `ray_map` (`synthesis.ray_fanout`: the tool runs as
+Ray tasks), `TEMPLATES`, `INTENT_SCHEMA`. Imports `verify` (the seed
 audit's keyword baselines), `store` (the `Draft` record), `engines` and below.
 """
 
@@ -22,12 +23,14 @@ from codesearch_core.synthesis.mine import NothingToMineError, Target, corpus_la
 from codesearch_core.synthesis.model_intents import ModelWriter, intent_messages
 from codesearch_core.synthesis.pipeline import (
     STAGES,
+    MapFn,
     SynthesisCounts,
     SynthesisReport,
     draft_id,
     stored_intents,
     synthesize,
 )
+from codesearch_core.synthesis.ray_fanout import ray_map
 from codesearch_core.synthesis.rules import TEMPLATES, RuleTemplate
 
 __all__ = [
@@ -35,6 +38,7 @@ __all__ = [
     "STAGES",
     "TEMPLATES",
     "IntentWriter",
+    "MapFn",
     "ModelWriter",
     "NothingToMineError",
     "RuleTemplate",
@@ -47,6 +51,7 @@ __all__ = [
     "corpus_languages",
     "draft_id",
     "intent_messages",
+    "ray_map",
     "stored_intents",
     "synthesize",
 ]

@@ -102,7 +102,11 @@ def _call(tool: str, arguments: Mapping[str, Any]) -> ToolCall | None:
         return None
 
 
-def candidates(corpus: str) -> Iterator[tuple[RuleTemplate, str, str, ToolCall]]:
+Candidate = tuple[RuleTemplate, str, str, ToolCall]
+"""(template, language, subject, reference call): what `measure` takes."""
+
+
+def candidates(corpus: str) -> Iterator[Candidate]:
     """Every (template, language, subject, reference call) the templates give on this corpus,
     discovery runs included. Raises NothingToMineError first when nothing can be mined."""
     languages, main = corpus_languages(corpus)

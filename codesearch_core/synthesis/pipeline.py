@@ -16,12 +16,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final, Protocol
 
 from codesearch_core.models import sha256_hex
 from codesearch_core.store import BlueprintFilters, Draft, Store
 from codesearch_core.synthesis.intents import IntentWriter
-from codesearch_core.synthesis.mine import Target, candidates, measure, verify_target
+from codesearch_core.synthesis.mine import Candidate, Target, candidates, measure, verify_target
 
 #: Two intents whose normalized texts are at least this similar (rapidfuzz ratio, 0-100) are one
 #: intent twice: a second draft with it would teach two answers to the same request.
@@ -96,6 +97,19 @@ def _draft(target: Target, intent: str, written: Any, writer: IntentWriter) -> D
     )  # fmt: skip
 
 
+MapFn = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
+"""`map_fn(fn, items)`: `fn` applied to each item, the results in the items' order."""
+
+
+def evaluate(corpus: str, candidate: Candidate) -> tuple[Target | None, str]:
+    """Measure one candidate and verify it: (the target, "") or (None, why it was dropped).
+    Plain data in and out, so it runs in a thread here or as a Ray task elsewhere."""
+    target, why = measure(corpus, *candidate)
+    if target is not None and not verify_target(target):
+        return None, "not_reproduced"
+    return target, why
+
+
 def synthesize(
     corpus: str,
     *,
@@ -108,10 +122,13 @@ def synthesize(
     known_intents: Iterable[str] = (),
     on_progress: Callable[[SynthesisCounts], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    map_fn: MapFn | None = None,
 ) -> SynthesisReport:
     """Make up to `limit` new drafts of `corpus` (None: all it gives). `known_intents`: intents
-    already stored (drafts, blueprints), which a new draft must not repeat. Raises
-    `NothingToMineError` for a corpus without files of a language the rules know."""
+    already stored (drafts, blueprints), which a new draft must not repeat. `map_fn(fn, items)`
+    runs a batch's measuring and verifying (default: `workers` threads here; `ray_map` fans it out
+    on a Ray cluster). Raises `NothingToMineError` for a corpus without files of a language the
+    rules know."""
     started = time.perf_counter()
     counts = SynthesisCounts()
     report = SynthesisReport(corpus, writer.engine, writer.model, counts)
@@ -127,22 +144,20 @@ def synthesize(
         )
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        run_batch = map_fn or pool.map
         for start in range(0, len(todo), batch_size):
             if stop():
                 report.stopped = should_stop is not None and should_stop()
                 break
             batch = todo[start : start + batch_size]
             counts.candidates += len(batch)
-            mined = []
-            for target, why in pool.map(lambda c: measure(corpus, *c), batch):
+            verified = []
+            for target, why in run_batch(partial(evaluate, corpus), batch):
+                counts.mined += why in ("", "not_reproduced")
                 if target is None:
                     counts.dropped[why] += 1
                 else:
-                    mined.append(target)
-            counts.mined += len(mined)
-            verified = [t for t, ok in zip(mined, pool.map(verify_target, mined), strict=True)
-                        if ok]  # fmt: skip
-            counts.dropped["not_reproduced"] += len(mined) - len(verified)
+                    verified.append(target)
             counts.verified += len(verified)
             fresh = []
             for target in verified:

@@ -1,0 +1,42 @@
+"""Synthesis with the tool runs as tasks on a real local Ray instance gives the threads' drafts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codesearch_core.store import Store
+from codesearch_core.synthesis import TemplateWriter, ray_map, synthesize
+
+ray = pytest.importorskip("ray", reason="Ray is an optional extra: uv sync --extra ray")
+pytestmark = pytest.mark.slow  # starting Ray takes ~10 s on a quiet 2-core machine
+
+
+@pytest.fixture(scope="module")
+def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    if ray.is_initialized():
+        ray.shutdown()
+    with pytest.MonkeyPatch.context() as patch:
+        # As in tests/verify/test_verify_ray.py: local workers use this interpreter as is.
+        patch.setattr(
+            "ray._private.ray_constants.RAY_ENABLE_UV_RUN_RUNTIME_ENV", False, raising=False
+        )
+        ray.init(num_cpus=2, include_dashboard=False, logging_level="warning",
+                 log_to_driver=False, _temp_dir=str(tmp_path_factory.mktemp("ray")))  # fmt: skip
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def test_ray_tasks_make_the_same_drafts_as_threads(local_ray: Any, tmp_path: Path) -> None:
+    with Store(tmp_path / "threads.duckdb") as store:
+        here = synthesize("telemetry", writer=TemplateWriter(), sink=store)
+    with Store(tmp_path / "ray.duckdb") as store:
+        on_ray = synthesize("telemetry", writer=TemplateWriter(), sink=store, map_fn=ray_map())
+    assert on_ray.counts.kept > 0
+    assert on_ray.draft_ids == here.draft_ids
+    assert on_ray.counts.to_dict() == here.counts.to_dict()
