@@ -27,7 +27,10 @@ navigation = st.navigation(
             st.Page(_shared.PAGE_PROPOSE, title="Propose", icon=":material/auto_awesome:"),
             st.Page("pages/synthesize.py", title="Synthesize", icon=":material/factory:"),
         ],
-        "Ship": [st.Page(_shared.PAGE_EXPORT, title="Export", icon=":material/download:")],
+        "Ship": [
+            st.Page(_shared.PAGE_EXPORT, title="Export", icon=":material/download:"),
+            st.Page("pages/evaluations.py", title="Evaluations", icon=":material/leaderboard:"),
+        ],
         # For everyone: a lead or admin sees the team and the trail, others why they cannot.
         "Team": [
             st.Page(_shared.PAGE_AUDIT, title="Team & audit", icon=":material/shield_person:")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from codesearch_core.cli import (
     corpus_cmds,
     data_cmds,
+    eval_cmds,
     propose_cmds,
     seeds_cmds,
     synth_cmds,
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         propose_cmds,
         verify_cmds,
         synth_cmds,
+        eval_cmds,
     ):
         module.register(sub)
     return parser
