@@ -10,6 +10,7 @@ rows (or one repeated by many proposals) runs once.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,22 +46,31 @@ class Observer:
     def __init__(self) -> None:
         self._runs: dict[tuple[str, str], RunResult] = {}
         self._roots: dict[str, Path] = {}
+        self._lock = threading.Lock()  # the observing exports run calls on a few threads
         self.runs = 0
 
     def _root(self, corpus: str) -> Path:
-        if corpus not in self._roots:
+        root = self._roots.get(corpus)
+        if root is None:
             try:
-                self._roots[corpus] = corpus_root(corpus)
+                root = corpus_root(corpus)
             except CodesearchError:
-                self._roots[corpus] = config.corpora_dir() / corpus
-        return self._roots[corpus]
+                root = config.corpora_dir() / corpus
+            self._roots[corpus] = root
+        return root
 
     def run(self, call: ToolCall, corpus: str) -> RunResult:
+        """The call's run, cached (two threads asking for one call at once may both run it)."""
         key = (call.to_json(), corpus)
-        if key not in self._runs:
-            self.runs += 1
-            self._runs[key] = run_tool_call(call, self._root(corpus))
-        return self._runs[key]
+        found = self._runs.get(key)
+        if found is not None:
+            return found
+        run = run_tool_call(call, self._root(corpus))
+        with self._lock:
+            if key not in self._runs:
+                self.runs += 1
+                self._runs[key] = run
+            return self._runs[key]
 
     def observe(self, call_json: str, corpus: str, expected: Sequence[Span]) -> Observed:
         call = parse_tool_call(json.loads(call_json))

@@ -17,7 +17,10 @@ proposals graded at least `MIN_MARGIN` below the chosen answer and the blueprint
 from __future__ import annotations
 
 import json
+import os
+from collections import deque
 from collections.abc import Generator, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
 from itertools import groupby
@@ -28,7 +31,7 @@ from codesearch_core import config
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
-from codesearch_core.export.observe import Observer
+from codesearch_core.export.observe import Observed, Observer
 from codesearch_core.export.targets import (
     hf_chat_record,
     hf_preference_record,
@@ -44,6 +47,8 @@ from codesearch_core.tools import check_runnable, parse_tool_call
 #: How much lower than the chosen answer an unreviewed proposal or a counter-call must be graded
 #: to be a rejected answer: a near-equivalent call is no lesson in what not to do.
 MIN_MARGIN: Final = 0.2
+#: How many rows the observing export runs ahead of the row it writes.
+OBSERVE_AHEAD: Final = 32
 #: A reference call that no longer earns this much (its corpus changed under it) is no gold.
 GOLD_MIN_REWARD: Final = 0.9
 
@@ -283,6 +288,37 @@ def _prompt_rows(store: Store, filters: QueueFilters, counter: ExportCounts) -> 
         yield items[0]
 
 
+def _counted(rows: Iterator[ExportRow], counter: ExportCounts) -> Iterator[ExportRow]:
+    for row in rows:
+        counter.add("reference" if row.proposal_id is None else "proposal")
+        counter.add(f"tool:{row.tool}")
+        counter.corpora.add(row.corpus)
+        yield row
+
+
+def _observed(
+    store: Store, rows: Iterator[ExportRow], observer: Observer
+) -> Iterator[tuple[ExportRow, Observed]]:
+    """Each row with its call run on its corpus, in order. The runs overlap on a few threads (each
+    is a child process); the store is read from this thread only, `OBSERVE_AHEAD` rows ahead."""
+    blueprint: Blueprint | None = None
+    pending: deque[tuple[ExportRow, Future[Observed]]] = deque()
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for row in rows:
+            if blueprint is None or blueprint.id != row.blueprint_id:
+                # Rows come grouped by blueprint: one lookup per blueprint.
+                blueprint = store.get_blueprints([row.blueprint_id])[0]
+            assert row.call_json is not None
+            job = pool.submit(observer.observe, row.call_json, blueprint.corpus, blueprint.expected)
+            pending.append((row, job))
+            if len(pending) >= OBSERVE_AHEAD:
+                done, job = pending.popleft()
+                yield done, job.result()
+        while pending:
+            done, job = pending.popleft()
+            yield done, job.result()
+
+
 def records(
     store: Store,
     fmt: ExportFormat | str,
@@ -323,21 +359,13 @@ def records(
         ExportFormat.SHAREGPT: sharegpt_record,
     }
     rows = _accepted_rows(store, filters, include_reference, with_meta, counter)
-    expected: dict[str, Blueprint] = {}
-    for index, row in enumerate(rows):
-        counter.add("reference" if row.proposal_id is None else "proposal")
-        counter.add(f"tool:{row.tool}")
-        counter.corpora.add(row.corpus)
-        if fmt is ExportFormat.XLAM:
-            yield xlam_record(index, row, with_meta=with_meta)
-        elif fmt is ExportFormat.CHAT:
-            yield chat_record(row, with_meta=with_meta)
-        else:
-            if row.blueprint_id not in expected:
-                expected.clear()  # rows come grouped by blueprint: one is enough to keep
-                expected.update((b.id, b) for b in store.get_blueprints([row.blueprint_id]))
-            bp = expected[row.blueprint_id]
-            assert row.call_json is not None
-            observed = observer.observe(row.call_json, bp.corpus, bp.expected)
+    if fmt in OBSERVED:
+        for row, observed in _observed(store, _counted(rows, counter), observer):
             yield observed_builders[fmt](row, observed, with_meta=with_meta)
+    else:
+        for index, row in enumerate(_counted(rows, counter)):
+            if fmt is ExportFormat.XLAM:
+                yield xlam_record(index, row, with_meta=with_meta)
+            else:
+                yield chat_record(row, with_meta=with_meta)
     counter.counts["tool_runs"] = observer.runs
