@@ -55,8 +55,9 @@ def add_corpus_form(*, expanded: bool) -> None:
                 "Add", type="primary", icon=":material/add:", disabled=refused is not None,
                 help=refused,
             )  # fmt: skip
-        if submitted:
-            _add(name.strip(), source.strip(), replace)
+    # Progress and errors below the expander, not in it: a rerun may fold it, hiding them.
+    if submitted:
+        _add(name.strip(), source.strip(), replace)
 
 
 def _add(name: str, source: str, replace: bool) -> None:
