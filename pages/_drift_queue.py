@@ -84,22 +84,34 @@ def _card(store: Store, item: DriftItem) -> None:
 
 
 def _files(corpus: str, old: set[Span], new: set[Span]) -> None:
+    """The files where findings changed, first and open; files with unchanged findings only
+    behind an expander (a drift is about what changed)."""
     by_file: dict[str, list[Mark]] = {}
     for span in old | new:
         tone = Tone.HIT if span in old and span in new else Tone.MISS if span in old else Tone.EXTRA
         by_file.setdefault(span.path, []).append(Mark(span.start_line, span.end_line, tone))
-    for path in sorted(by_file)[:MAX_FILES]:
-        with _shared.shown_errors():
-            lines = _shared.lines_of(corpus, path)
-            st.markdown(f"`{path}`")
-            for first, last in hit_windows(len(lines), by_file[path], context=2):
-                st.html(
-                    render_lines_html(
-                        lines[first - 1 : last], first_line=first, marks=by_file[path]
-                    )
-                )
-    if len(by_file) > MAX_FILES:
-        st.caption(f"… and {len(by_file) - MAX_FILES} more files")
+    changed = sorted(p for p, marks in by_file.items() if any(m.tone != Tone.HIT for m in marks))
+    for path in changed[:MAX_FILES]:
+        # Only the windows around a change: a file's unchanged findings are in the expander.
+        _file(corpus, path, [m for m in by_file[path] if m.tone != Tone.HIT], by_file[path])
+    if len(changed) > MAX_FILES:
+        st.caption(f"… and {len(changed) - MAX_FILES} more files with changes")
+    unchanged = sorted(set(by_file) - set(changed))
+    same = sum(m.tone == Tone.HIT for marks in by_file.values() for m in marks)
+    if same:
+        with st.expander(f"{same} unchanged finding(s)"):
+            for path in [*changed, *unchanged][:MAX_FILES]:
+                hits = [m for m in by_file[path] if m.tone == Tone.HIT]
+                if hits:
+                    _file(corpus, path, hits, by_file[path])
+
+
+def _file(corpus: str, path: str, around: list[Mark], marks: list[Mark]) -> None:
+    with _shared.shown_errors():
+        lines = _shared.lines_of(corpus, path)
+        st.markdown(f"`{path}`")
+        for first, last in hit_windows(len(lines), around, context=2):
+            st.html(render_lines_html(lines[first - 1 : last], first_line=first, marks=marks))
 
 
 def _actions(store: Store, item: DriftItem) -> None:
