@@ -17,8 +17,8 @@ Memory is then bounded by the findings (the output), not by the longest line. A 
 (`-C`) that long is skipped unread: context lines are not findings.
 
 When the parser knows the directory rg ran in, and the line is one line (no `-U`), there is a
-faster way (`_FileLine`): the searched file holds the very bytes of the line, from the message's
-`absolute_offset` on, unescaped. The line's JSON is then only scanned for its end (`bytes.find`),
+faster way (`line_file.FileLine`): the searched file holds the very bytes of the line, from the
+message's `absolute_offset` on, unescaped. The line's JSON is then only scanned for its end (`bytes.find`),
 never decoded, and the columns are counted in the file, between one submatch and the next, once
 rg is done: unescaping in Python ran at ~150 MB/s, slower than rg writes the line, and this was
 most of the runner's time on a minified bundle. Each submatch's text is checked against the
@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import base64
 import bisect
-import os
-import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +40,15 @@ import msgspec
 
 from codesearch_core.errors import ToolOutputError
 from codesearch_core.models import Finding
+from codesearch_core.tools.line_file import (
+    FileLine,
+    RgSubmatch,
+    RgTail,
+    count_chars,
+    cut_character,
+    submatch_finding,
+    whole_lines_finding,
+)
 
 #: A partial rg message longer than this is streamed; shorter ones are parsed whole (faster).
 LONG_MESSAGE_BYTES: Final = 4 * 1024 * 1024
@@ -61,30 +68,8 @@ _HEAD_LIMIT: Final = 64 * 1024
 _TAIL_LIMIT: Final = 256 * 1024 * 1024
 
 
-class _Data(msgspec.Struct, gc=False):
-    text: str | None = None
-    bytes: str | None = None
-
-
-class _Submatch(msgspec.Struct, gc=False):
-    match: _Data
-    start: int
-    end: int
-
-
-class _Tail(msgspec.Struct, gc=False):
-    line_number: int
-    absolute_offset: int
-    submatches: list[_Submatch]
-
-
-_TAIL: Final = msgspec.json.Decoder(_Tail)
+_TAIL: Final = msgspec.json.Decoder(RgTail)
 _STRING: Final = msgspec.json.Decoder(str)
-_CONTINUATION_BYTES: Final = bytes(range(0x80, 0xC0))
-#: Byte-order marks (UTF-8, UTF-16): rg transcodes such a file, so its offsets are not the file's.
-_BOMS: Final = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
-#: How much of the searched file is read at once to count characters.
-_READ_BYTES: Final = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,39 +88,14 @@ def _backslashes_before(data: bytes, at: int) -> int:
     return at - i
 
 
-def _cut_character(raw: bytes) -> int:
-    """Bytes of a UTF-8 character cut short at the end of `raw` (0 when it ends on a whole one)."""
-    for back in range(1, min(4, len(raw)) + 1):
-        byte = raw[-back]
-        if byte < 0x80:
-            return 0
-        if byte >= 0xC0:  # a lead byte: how long its character is
-            size = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return back if back < size else 0
-    return 0
-
-
-def _chars(raw: bytes, valid: bool) -> int:
-    """Characters in `raw`, decoded as the rg parser decodes lines (U+FFFD for a bad byte).
-
-    `valid`: `raw` is known to be UTF-8 (rg sends such a line as text), whose characters are its
-    bytes but the continuation bytes: counted without building the decoded str (~2x faster).
-    """
-    if raw.isascii():
-        return len(raw)
-    if valid:
-        return len(raw.translate(None, _CONTINUATION_BYTES))
-    return len(raw.decode("utf-8", "replace"))
-
-
 class LongMessage:
     """One rg message streamed through `feed`; `findings` once `feed` has seen its newline."""
 
     def __init__(self, path: str, root: Path | None = None, *, multiline: bool = True) -> None:
         """`root`: where rg ran (its printed paths are relative to it), if known; `multiline`:
-        rg ran with `-U`. Without `-U` and with a root, the file is read instead (`_FileLine`)."""
+        rg ran with `-U`. Without `-U` and with a root, the file is read instead (`FileLine`)."""
         self._path = path
-        self._source = None if root is None or multiline else _FileLine.open(root, path)
+        self._source = None if root is None or multiline else FileLine.open(root, path)
         self._keep = b""  # the end of the last piece: the start of the end marker, maybe
         self._state = "head"  # head -> line|scan -> tail -> done; or head -> skip -> done
         self._buf = bytearray()  # head or tail bytes; the undecoded end of the line
@@ -244,7 +204,7 @@ class LongMessage:
             if len(body) - slash < needed:
                 return len(body) - slash
         # Unescaped, the string's bytes are the line's UTF-8: do not cut a character either.
-        return _cut_character(body)
+        return cut_character(body)
 
     def _write(self, body: bytes, *, last: bool) -> None:
         text: str | None = None
@@ -252,7 +212,7 @@ class LongMessage:
             # Not UTF-8 (else rg would send text): a block ends on a whole character, so that
             # its columns can be counted on their own.
             raw = self._carry + base64.b64decode(body)
-            cut = len(raw) if last else len(raw) - _cut_character(raw)
+            cut = len(raw) if last else len(raw) - cut_character(raw)
             raw, self._carry = raw[:cut], raw[cut:]
         elif b"\\" in body:
             text = _STRING.decode(b'"' + body + b'"')
@@ -277,9 +237,9 @@ class LongMessage:
                 self._col += len(text)
         elif b"\n" in raw:
             self._line += raw.count(b"\n")
-            self._col = _chars(raw[raw.rfind(b"\n") + 1 :], not self._base64)
+            self._col = count_chars(raw[raw.rfind(b"\n") + 1 :], not self._base64)
         else:
-            self._col += _chars(raw, not self._base64)
+            self._col += count_chars(raw, not self._base64)
 
     def _tail_bytes(self, chunk: bytes) -> bytes | None:
         end = chunk.find(b"\n")
@@ -324,9 +284,9 @@ class LongMessage:
         finally:
             self.close()
 
-    def _finding(self, data: _Tail, sm: _Submatch) -> Finding:
+    def _finding(self, data: RgTail, sm: RgSubmatch) -> Finding:
         line, col = self._position(sm.start)
-        return _finding(self._path, data, sm, line + data.line_number, col)
+        return submatch_finding(self._path, data, sm, line + data.line_number, col)
 
     def _position(self, at: int) -> tuple[int, int]:
         """(lines after the first, character column) of byte `at` of the line.
@@ -355,11 +315,11 @@ class LongMessage:
             gap = self._cursor_bytes[self._cursor_at - block.start : at - block.start]
             newline = gap.rfind(b"\n")
             if newline < 0:
-                line, col = self._cursor_line, self._cursor_col + _chars(gap, not self._base64)
+                line, col = self._cursor_line, self._cursor_col + count_chars(gap, not self._base64)
             else:
                 line, col = (
                     self._cursor_line + gap.count(b"\n"),
-                    _chars(gap[newline + 1 :], not self._base64),
+                    count_chars(gap[newline + 1 :], not self._base64),
                 )
         self._cursor_at, self._cursor_line, self._cursor_col = at, line, col
         return line, col
@@ -370,7 +330,7 @@ class LongMessage:
         self._cursor_line, self._cursor_col = block.line, block.col
         self._cursor_bytes = None
 
-    def _whole_line(self, data: _Tail) -> Finding:
+    def _whole_line(self, data: RgTail) -> Finding:
         # PCRE2's \K can leave a match without submatches: the lines are the finding, and then
         # the output holds the whole line anyway.
         assert self._file is not None
@@ -378,129 +338,3 @@ class LongMessage:
         return whole_lines_finding(
             self._path, self._file.read(), data.line_number, data.absolute_offset
         )
-
-
-class _FileLine:
-    """The searched file, read for the bytes of one long line (see the module docstring)."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    @staticmethod
-    def open(root: Path, path: str) -> _FileLine | None:
-        """The file rg printed as `path`, if it is a regular file rg did not transcode."""
-        try:
-            fd = os.open(root / path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except (OSError, ValueError):  # gone, or a path rg printed as bytes (not our name)
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode) or os.pread(fd, 3, 0).startswith(_BOMS):
-                os.close(fd)
-                return None
-        except OSError:
-            os.close(fd)
-            return None
-        return _FileLine(fd)
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def findings(self, path: str, data: _Tail, *, base64_line: bool) -> list[Finding]:
-        start = data.absolute_offset
-        line = data.line_number
-        if not data.submatches:
-            return [whole_lines_finding(path, self._through_newline(start), line, start)]
-        out: list[Finding] = []
-        at = col = 0  # a cursor: byte offset in the line, and its character column
-        for sm in data.submatches:
-            if sm.start < at:  # not left to right after all: count from the line's start again
-                at = col = 0
-            col += self._chars(start + at, start + sm.start, valid=not base64_line)
-            at = sm.start
-            raw = _raw(sm.match)
-            if os.pread(self._fd, len(raw), start + sm.start) != raw:
-                raise ToolOutputError(
-                    f"{path} changed while rg searched it: the match rg reports at byte "
-                    f"{start + sm.start} is not in the file there; run the search again"
-                )
-            out.append(_finding(path, data, sm, line, col))
-        return out
-
-    def _chars(self, begin: int, end: int, *, valid: bool) -> int:
-        """Characters in the file's bytes [begin, end), counted as `_chars` does, a piece at a
-        time (cut on whole characters, so that a bad byte decodes as it would in one piece)."""
-        count = 0
-        while valid and begin < end:  # UTF-8: all bytes but the continuation bytes, however cut
-            piece = os.pread(self._fd, min(_READ_BYTES, end - begin), begin)
-            if not piece:
-                raise ToolOutputError("the searched file is shorter than the line rg reports")
-            begin += len(piece)
-            count += len(piece) if piece.isascii() else len(piece) - _continuation_bytes(piece)
-        carry = b""
-        while begin < end:
-            piece = carry + os.pread(self._fd, min(_READ_BYTES, end - begin), begin)
-            if not piece:
-                raise ToolOutputError("the searched file is shorter than the line rg reports")
-            begin += len(piece) - len(carry)
-            cut = len(piece) if begin >= end else len(piece) - _cut_character(piece)
-            count += _chars(piece[:cut], valid)
-            carry = piece[cut:]
-        return count + (_chars(carry, valid) if carry else 0)
-
-    def _through_newline(self, begin: int) -> bytes:
-        """The line from `begin` to its newline (included): what rg prints as `lines`."""
-        pieces = []
-        while True:
-            piece = os.pread(self._fd, _READ_BYTES, begin)
-            end = piece.find(b"\n")
-            pieces.append(piece if end < 0 else piece[: end + 1])
-            if end >= 0 or len(piece) < _READ_BYTES:
-                return b"".join(pieces)
-            begin += len(piece)
-
-
-def _continuation_bytes(raw: bytes) -> int:
-    # numpy counts ~10x faster, but importing it costs 0.1-0.4 s: more than it saves on a 50 MB line.
-    return len(raw) - len(raw.translate(None, _CONTINUATION_BYTES))
-
-
-def _finding(path: str, data: _Tail, sm: _Submatch, line: int, col: int) -> Finding:
-    """The finding of submatch `sm`, which starts at `line` and character column `col` (0-based)."""
-    text = _text(sm.match)
-    inner = text.rfind("\n", 0, len(text) - 1)
-    if inner < 0:
-        end_line, end_col = line, col + len(text)
-    else:
-        end_line = line + text.count("\n", 0, len(text) - 1)
-        end_col = len(text) - inner - 1
-    offset = data.absolute_offset
-    return Finding(
-        path, line, col + 1, end_line, end_col + 1, offset + sm.start, offset + sm.end, text, None
-    )
-
-
-def _raw(data: _Data) -> bytes:
-    if data.text is not None:
-        return data.text.encode("utf-8", "surrogatepass")
-    return base64.b64decode(data.bytes or "")
-
-
-def whole_lines_finding(path: str, raw: bytes, line_number: int, offset: int) -> Finding:
-    r"""The finding of an rg match without submatches (PCRE2's \K can move a match's start before
-    where rg looks for it in `lines`): its lines, as bare `rg -n` prints them."""
-    body = raw[:-1] if raw.endswith(b"\n") else raw
-    body = body[:-1] if body.endswith(b"\r") else body
-    text = body.decode("utf-8", "replace")
-    last = text.rsplit("\n", 1)[-1]
-    end_line = line_number + text.count("\n")
-    return Finding(
-        path, line_number, 1, end_line, len(last) + 1, offset, offset + len(body), text, None
-    )
-
-
-def _text(data: _Data) -> str:
-    if data.text is not None:
-        return data.text
-    return base64.b64decode(data.bytes or "").decode("utf-8", "replace")

@@ -30,7 +30,8 @@ import msgspec
 
 from codesearch_core.errors import ToolOutputError
 from codesearch_core.models import Finding
-from codesearch_core.tools.long_lines import LONG_MESSAGE_BYTES, LongMessage, whole_lines_finding
+from codesearch_core.tools.line_file import whole_lines_finding
+from codesearch_core.tools.long_lines import LONG_MESSAGE_BYTES, LongMessage
 
 # --- rg --json ---------------------------------------------------------------------------------
 # `path` and `lines` are {"text": ...} or, when not UTF-8, {"bytes": base64}. Submatch `start` and
