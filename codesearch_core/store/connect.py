@@ -8,17 +8,17 @@ truncated file); a DuckDB file without our schema_version table is someone else'
 from __future__ import annotations
 
 import re
-import struct
 import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 import duckdb
 
 from codesearch_core.errors import StoreError
+from codesearch_core.store.duckdb_file import BLOCK_START, least_size
 from codesearch_core.store.schema import (
     SCHEMA_VERSION,
     STORE_TABLES,
@@ -29,12 +29,8 @@ from codesearch_core.store.schema import (
 
 #: Bytes 8-11 of every DuckDB database file.
 _DUCKDB_MAGIC: Final = b"DUCK"
-#: DuckDB's file layout: a main header, then two database headers (written in turn, the one with
-#: the higher `iteration` is current), each a 4 KiB block; then `block_count` blocks of
-#: `block_alloc_size` bytes. A database header is a checksum, then little-endian u64s:
-#: iteration, meta_block, free_list, block_count, block_alloc_size, ...
-_HEADER_BYTES: Final = 4096
-_DB_HEADER_FIELDS: Final = struct.Struct("<QQQQQQ")
+#: Tries of the size check while the headers change under it (another process checkpointing).
+_SIZE_CHECK_TRIES: Final = 3
 #: Never reach for the network: a foreign file must not make DuckDB download a reader for it.
 _DUCKDB_CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 #: A store idle this long lets go of the file, so `codesearch db ...` can open it while the studio
@@ -117,46 +113,41 @@ def _check_header(path: Path, where: str) -> None:
     )
 
 
-def expected_size(headers: bytes) -> int | None:
-    """The least size a DuckDB file with these first 12 KiB can have: its headers and every block
-    the current database header counts. None when the headers hold no count (a file that was
-    never checkpointed, or not written by a DuckDB this code knows)."""
-    if len(headers) < 3 * _HEADER_BYTES:
-        return None
-    current: tuple[int, int] | None = None
-    newest = -1
-    for offset in (_HEADER_BYTES, 2 * _HEADER_BYTES):
-        fields = _DB_HEADER_FIELDS.unpack_from(headers, offset)
-        iteration, block_count, block_size = fields[1], fields[4], fields[5]
-        # A block size is a power of two of at least 16 KiB; anything else is an unused header.
-        sane = block_size >= 16384 and block_size & (block_size - 1) == 0 and block_count < 1 << 40
-        if sane and iteration > newest:
-            newest, current = iteration, (block_count, block_size)
-    if current is None:
-        return None
-    block_count, block_size = current
-    return 3 * _HEADER_BYTES + block_count * block_size
-
-
 def _check_size(path: Path) -> None:
-    """Refuse a file shorter than its own header says it is: a cut copy or a full disk.
+    """Refuse a file shorter than the blocks it uses: a cut copy or a full disk.
 
-    Reads 12 KiB and compares with the file's size, so it costs the same for any store size;
-    DuckDB itself would open such a file and fail later, mid-work, with a raw IO error.
+    Reads the 12 KiB of headers and the free list (see `duckdb_file.least_size`), so it costs about
+    the same for any store size; DuckDB itself would open such a file and fail later, mid-work,
+    with a raw IO error. Not the header's `block_count`: DuckDB truncates the free blocks at the
+    end of the file after writing the header, so a whole file is often shorter than that.
     """
-    try:
-        with path.open("rb") as fh:
-            headers = fh.read(3 * _HEADER_BYTES)
-            size = fh.seek(0, 2)
-    except OSError as err:
-        raise StoreError(f"cannot read the store {path}: {err.strerror}") from err
-    if len(headers) < 3 * _HEADER_BYTES:
-        raise StoreError(_damaged(path, f"the file is {size:,} bytes, shorter than its headers"))
-    wanted = expected_size(headers)
-    if wanted is not None and size < wanted:
-        raise StoreError(
-            _damaged(path, f"the file is {size:,} bytes but its header counts {wanted:,}")
-        )
+    for _ in range(_SIZE_CHECK_TRIES):
+        try:
+            with path.open("rb") as fh:
+                size = fh.seek(0, 2)
+                headers = _read_headers(fh)
+                if len(headers) < BLOCK_START:
+                    raise StoreError(
+                        _damaged(path, f"the file is {size:,} bytes, shorter than its headers")
+                    )
+                wanted = least_size(fh)
+                if wanted is None or size >= wanted:
+                    return
+                # Refuse only what held still while it was read: another process that
+                # checkpoints meanwhile grows the file, writes a header, then shrinks it.
+                steady = _read_headers(fh) == headers and fh.seek(0, 2) == size
+        except OSError as err:
+            raise StoreError(f"cannot read the store {path}: {err.strerror}") from err
+        if steady:
+            raise StoreError(
+                _damaged(path, f"the file is {size:,} bytes but its blocks in use need {wanted:,}")
+            )
+    # It kept changing: another process holds the file and is writing it, and opening it says so.
+
+
+def _read_headers(fh: BinaryIO) -> bytes:
+    fh.seek(0)
+    return fh.read(BLOCK_START)
 
 
 def prepare(conn: duckdb.DuckDBPyConnection, path: Path) -> int:
