@@ -73,7 +73,7 @@ def seed_source(args: argparse.Namespace) -> Path:
 def cmd_seeds_pin(args: argparse.Namespace) -> int:
     source = seed_source(args)
     changed = pin_seed_file(source)
-    print(f"{source}: pinned the expected files of {changed} seed(s)")
+    print(f"{source}: pinned {changed} seed(s) to their expected files and corpus snapshot")
     return EXIT_OK
 
 

@@ -265,9 +265,14 @@ def test_a_corpus_file_edited_under_a_seed_is_named_until_it_is_pinned_again(
     assert code == 1
     assert f"seed {seed.id}: {seed.expected[0].path} changed since the seed was written" in err
     assert "codesearch seeds pin" in err
-    # The spans still hold (a line was added at the end): pin, and the file verifies again.
+    # The spans still hold (a line was added at the end): pin, and the file verifies again. Both
+    # seeds are on webshop, whose snapshot the edit changed: both are pinned again.
+    assert {bp.corpus for bp in load_seed_blueprints()[:2]} == {"webshop"}
     code, out, _ = run_cli(capsys, "seeds", "pin", "--file", str(path))
-    assert (code, out.strip()) == (0, f"{path}: pinned the expected files of 1 seed(s)")
+    assert (code, out.strip()) == (
+        0,
+        f"{path}: pinned 2 seed(s) to their expected files and corpus snapshot",
+    )
     code, _, err = run_cli(capsys, "seeds", "verify", "--file", str(path))
     assert (code, err) == (0, "")
 
