@@ -86,7 +86,7 @@ def build(path: Path, n_blueprints: int, n_proposals: int) -> None:
     """)
     conn.execute("""
         INSERT INTO executions SELECT seq, id, true, '[]', 2, 0, '', 0.01, false, NULL, '',
-            created_at, '[]' FROM proposals WHERE valid ORDER BY seq
+            created_at, '[]', NULL, NULL FROM proposals WHERE valid ORDER BY seq
     """)
     conn.execute("""
         INSERT INTO grades SELECT seq, id, (seq % 11) / 10.0, (seq % 7) / 6.0, (seq % 5) / 4.0,
