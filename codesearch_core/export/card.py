@@ -4,7 +4,8 @@ and `datasets` read) and LLaMA-Factory's `dataset_info.json`.
 The card is rebuilt from the manifests in the folder, one config per export file, so exports of
 several formats into one folder make one dataset with one config each, and a card never describes
 a file that is not there. Each config says who reads it, its features (as `datasets` loads the
-file), its size, the license field, and how it was made: the corpora, the tool versions and the
+file), its size, the license field, and how it was made: the corpora (with their snapshot ids),
+the tool versions and the
 reward formula.
 """
 
@@ -16,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
+from codesearch_core.corpora import current_snapshot, short_id
+from codesearch_core.errors import CorpusError
 from codesearch_core.export.records import ExportFormat
 from codesearch_core.export.targets import dataset_info_entry
 
@@ -170,16 +173,29 @@ def card_info(
     With meta the rows carry a provenance column whose shape follows the data: the card then
     declares no features and `datasets` infers them, rather than casting to a wrong guess."""
     features = {} if with_meta else FEATURES.get(fmt, {})
+    corpora = sorted(corpora)  # read twice below: an iterator would be empty the second time
     return {
         "config_name": fmt.value,
         "file": file_name,
         "reader": READERS[fmt],
         "features": [{"name": name, **spec} for name, spec in features.items()],
         "license": license,
-        "corpora": sorted(corpora),
+        "corpora": corpora,
+        "snapshots": _snapshots(corpora),
         "tools": tool_versions(),
         "reward": REWARD_FORMULA,
     }
+
+
+def _snapshots(corpora: Iterable[str]) -> dict[str, str | None]:
+    """Each corpus's snapshot id now (`corpora.snapshot`): the bytes the rows were graded on."""
+    out: dict[str, str | None] = {}
+    for name in sorted(corpora):
+        try:
+            out[name] = current_snapshot(name)
+        except CorpusError:  # a corpus no longer on this machine: the card says so
+            out[name] = None
+    return out
 
 
 def _manifests(folder: Path) -> list[dict[str, Any]]:
@@ -193,6 +209,16 @@ def _manifests(folder: Path) -> list[dict[str, Any]]:
         if isinstance(card, dict) and (folder / str(card.get("file", ""))).is_file():
             found.append(manifest)
     return found
+
+
+def _corpora_line(card: dict[str, Any]) -> str:
+    snapshots = card.get("snapshots", {})
+    return (
+        ", ".join(
+            f"{name} (snapshot `{short_id(snapshots.get(name))}`)" for name in card["corpora"]
+        )
+        or "-"
+    )
 
 
 def _size_category(rows: int) -> str:
@@ -267,7 +293,7 @@ def card_text(folder: Path) -> str:
             "",
             f"- file: `{c['file']}` ({m['rows']:,} rows, sha256 `{m['sha256'][:16]}…`)",
             f"- read by: {c['reader']}",
-            f"- corpora: {', '.join(c['corpora']) or '-'}",
+            f"- corpora: {_corpora_line(c)}",
             f"- tools: {', '.join(f'{k} ({v})' for k, v in c['tools'].items())}",
             f"- reward: `{c['reward']}`",
             f"- made: {m['created_at']} by codesearch-gym {m['code_version']}; counts: {counts}",
