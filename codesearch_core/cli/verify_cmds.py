@@ -130,8 +130,15 @@ def run_verify(args: argparse.Namespace) -> int:
             return 130
         finally:
             progress.close()
+    for corpus, n in report.skipped.items():
+        print(
+            f"left {n} proposal(s) pending: their corpus {corpus!r} is not on this machine "
+            f"(`codesearch corpus add {corpus} --from SOURCE`, then `codesearch verify` again)",
+            file=sys.stderr,
+        )
     if report.count == 0:
-        print(f"nothing to verify: every proposal in {path} has been executed")
+        if not report.skipped:
+            print(f"nothing to verify: every proposal in {path} has been executed")
         return 0
     kinds = ", ".join(f"{kind} {n}" for kind, n in report.error_kinds.items())
     print(

@@ -6,13 +6,16 @@ batch not yet written and a re-run carries on where the last one stopped.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import suppress
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from codesearch_core import config
 from codesearch_core.corpora import corpus_root
+from codesearch_core.errors import CorpusError
 from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
 from codesearch_core.verify.pool import (
     OutcomeStream,
@@ -106,6 +109,7 @@ def verify_pending(
         raise ValueError(f"limit must be at least 0, got {limit}")
     roots = _CorpusRoots()
     in_flight: set[str] = set()
+    skipped: dict[str, str] = {}  # proposal id -> its corpus, missing on this machine
     yielded: set[str] = set()
     #: The blueprint key each task is graded against: an outcome whose blueprint was edited while
     #: it ran is not written (it stays pending for the next run).
@@ -121,7 +125,9 @@ def verify_pending(
         while limit is None or len(yielded) < limit:
             want = batch_size if limit is None else min(batch_size, limit - len(yielded))
             # Proposals still running are pending in the store too: ask for enough to skip them.
-            rows = store.pending_verification(want + len(in_flight), include_invalid=True)
+            rows = store.pending_verification(
+                want + len(in_flight) + len(skipped), include_invalid=True
+            )
             fresh = [r for r in rows if r.proposal_id not in yielded][:want]
             if not fresh:
                 return
@@ -129,12 +135,19 @@ def verify_pending(
                 if stop_requested():
                     return
                 yielded.add(row.proposal_id)
+                try:
+                    root = roots(row.blueprint.corpus)
+                except CorpusError:
+                    # Not this proposal's fault: it stays pending for a machine with the corpus,
+                    # and the others are verified (the report names what was left).
+                    skipped[row.proposal_id] = row.blueprint.corpus
+                    continue
                 in_flight.add(row.proposal_id)
                 if row.grading_key:
                     graded_against[row.proposal_id] = row.grading_key
                 yield task_for(
                     row,
-                    roots(row.blueprint.corpus),
+                    root,
                     timeout_s=timeout_s,
                     max_findings=max_findings,
                 )
@@ -183,7 +196,7 @@ def verify_pending(
                 write_unwritten()
         write_unwritten()
     except BaseException:
-        # Whatever stopped the run (Ctrl-C, a corpus missing for a later task), keep what arrived
+        # Whatever stopped the run (Ctrl-C, a store error), keep what arrived
         # before it. If that write fails too, the error that stopped the run is the one to report.
         with suppress(Exception):
             write_unwritten()
@@ -192,4 +205,5 @@ def verify_pending(
         close = getattr(stream, "close", None)
         if close is not None:
             close()
-    return summary.report(time.perf_counter() - started, stopped)
+    report = summary.report(time.perf_counter() - started, stopped)
+    return replace(report, skipped=dict(sorted(Counter(skipped.values()).items())))

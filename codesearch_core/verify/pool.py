@@ -52,6 +52,8 @@ class VerifyReport:
     elapsed_s: float
     error_kinds: Mapping[str, int] = field(default_factory=dict)
     stopped: bool = False
+    #: Proposals left pending because their corpus is not on this machine, by corpus name.
+    skipped: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def calls_per_s(self) -> float:

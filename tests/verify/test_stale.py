@@ -131,3 +131,31 @@ def test_cli_verify_stale(tmp_path: Path, pinned: Path, capsys: pytest.CaptureFi
     assert "1 reference(s) and 1 accepted proposal(s) changed" in out
     assert "1 accepted item(s) held out of exports" in out
     assert f"drift  {pid}" in out
+
+
+def test_a_proposal_whose_corpus_is_missing_stays_pending_and_the_rest_are_verified(
+    tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seen walking the studio: one blueprint on a corpus not added here aborted the whole run.
+    store, bp, _pid = _store(tmp_path)
+    elsewhere = Blueprint(
+        id="gone-db-query", intent="Find DB.query elsewhere", reference_call=bp.reference_call,
+        corpus="gone", expected=bp.expected, language="python",
+    )  # fmt: skip
+    store.add_blueprints([elsewhere])
+    here = rg_call(r"return")
+    store.add_proposals(
+        [
+            Proposal(
+                elsewhere.id, "test", "m", bp.reference_call.to_json(), bp.reference_call, True
+            ),
+            Proposal(bp.id, "test", "m", here.to_json(), here, True),
+        ]
+    )
+    report = verify_pending(store, workers=1)
+    assert (report.count, dict(report.skipped)) == (1, {"gone": 1})
+    assert store.counts().proposals - store.counts().executed == 1  # still pending
+    store.close()
+    assert main(["verify", "--db", str(tmp_path / "s.duckdb")]) == 0
+    err = capsys.readouterr().err
+    assert "left 1 proposal(s) pending: their corpus 'gone' is not on this machine" in err
