@@ -110,7 +110,9 @@ def stale_references(
     out = []
     rows = cur.execute(
         f"SELECT CAST(b.tool_versions AS VARCHAR), {BLUEPRINT_SELECT} FROM blueprints b "
-        "WHERE b.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY b.seq"
+        "WHERE b.corpus IN (SELECT unnest(?::VARCHAR[])) "
+        "AND b.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY b.seq",
+        [list(snapshots)],
     ).fetchall()
     for tools, *row in rows:
         bp = blueprint_from_row(row)
@@ -131,7 +133,9 @@ def stale_accepted(
         "JOIN executions e ON e.proposal_seq = p.seq "
         "JOIN blueprints b ON b.seq = p.blueprint_seq "
         "WHERE p.decision = 'accept' AND p.call IS NOT NULL AND e.ok "
-        "AND p.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY p.seq"
+        "AND b.corpus IN (SELECT unnest(?::VARCHAR[])) "
+        "AND p.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY p.seq",
+        [list(snapshots)],
     ).fetchall()
     out = []
     for pid, call, findings, snapshot, tools, *bp_row in rows:
