@@ -73,6 +73,7 @@ def _verify(progress_text: str = "Executing and grading") -> None:
         "verified": report.count,
         "verify_errors": report.errors,
         "mean_f1": report.mean_f1,
+        "skipped": dict(report.skipped),
     }
 
 
@@ -337,6 +338,10 @@ if last:
     if "verified" in last:
         parts.append(f"{last['verified']} executed and graded, mean span F1 {last['mean_f1']:.2f}")
     st.success("Last run: " + " · ".join(parts), icon=":material/task_alt:")
+    for corpus, n in last.get("skipped", {}).items():
+        st.warning(f"{n} proposal(s) left pending: their corpus `{corpus}` is not on this "
+                   "machine. Add it on the Corpus page, then verify again.",
+                   icon=":material/folder_off:")  # fmt: skip
 counts = store.counts()
 st.caption(f"Store: {counts.proposals} proposals · {counts.proposals - counts.executed} not "
            f"executed yet · {counts.undecided} undecided")  # fmt: skip

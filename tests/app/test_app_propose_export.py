@@ -163,3 +163,31 @@ def test_export_to_an_unwritable_path_is_a_message_and_replaces_the_last_one(
     assert any(e.startswith("Not written") for e in texts(at, "error"))
     # Bug 9: the earlier success no longer stands beside the new failure.
     assert not any("Wrote" in s for s in texts(at, "success"))
+
+
+def test_verifying_with_a_corpus_missing_leaves_its_proposals_pending_and_says_so(
+    studio_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app_support import release_app_store
+
+    from codesearch_core import ingest
+    from codesearch_core.models import Blueprint, Proposal
+    from codesearch_core.store import Store
+
+    release_app_store()
+    with Store(studio_db) as store:
+        ingest.ensure_seeded(store)
+        seed = store.get_blueprint("ledger-println-calls")
+        assert seed is not None
+        gone = Blueprint(
+            id="gone-println", intent="Find println elsewhere", reference_call=seed.reference_call,
+            corpus="gone", expected=seed.expected, language="java",
+        )  # fmt: skip
+        store.add_blueprints([gone])
+        call = seed.reference_call
+        store.add_proposals([Proposal(gone.id, "test", "m", call.to_json(), call, True)])
+    at = open_app("pages/propose.py")
+    at.button(key="propose_verify").click().run()
+    assert not at.exception
+    warnings = " ".join(texts(at, "warning"))
+    assert "1 proposal(s) left pending: their corpus `gone` is not on this machine" in warnings
