@@ -21,7 +21,8 @@ SEED_IDS = ["telemetry-c-printf-text-type-filter", "webshop-password-equals-user
 
 
 def read_jsonl(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    # JSON Lines end at "\n" only (str.splitlines would also split at U+2028 inside a string).
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 def test_propose_mutations_writes_labelled_valid_proposals(
