@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM, Studio, open_page, settle
-from playwright.sync_api import Browser
+from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, open_page, settle
+from playwright.sync_api import Browser, expect
 
 from codesearch_core.store import Store
 from codesearch_core.synthesis import TemplateWriter, synthesize
@@ -33,8 +33,9 @@ def test_accepting_a_draft_makes_a_blueprint_with_provenance(
     server = start_studio()
     page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=drafts")
     page.get_by_text("Drafts: 2 pending").wait_for()
-    # The card shows the oldest draft: its intent is in the Intent field.
-    assert page.get_by_label("Intent").input_value() == first.intent
+    # The card shows the oldest draft: its intent is in the Intent field. `expect` waits for it:
+    # the field can be drawn empty a moment before the card's value arrives (seen in CI).
+    expect(page.get_by_label("Intent")).to_have_value(first.intent, timeout=UI_TIMEOUT_MS)
     page.get_by_role("button", name="Accept as blueprint").click()
     page.get_by_text("Accepted: blueprint").wait_for()
     page.get_by_text("Drafts: 1 pending · 1 accepted").wait_for()
