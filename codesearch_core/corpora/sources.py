@@ -130,11 +130,11 @@ def _split_nul(data: bytes) -> list[str]:
     return [os.fsdecode(p) for p in data.split(b"\0") if p]
 
 
-def _folder_files(src: Path) -> list[str]:
+def _folder_files(src: Path, is_git: bool) -> list[str]:
     """The files a checkout of `src` has, relative. A git work tree: what git tracks or would add;
     a plain folder: every file its `.gitignore`s do not exclude (rg applies them outside git
     with --no-require-git; `.ignore`/`.rgignore` are rg's, not a checkout's, and are not read)."""
-    if _is_git_worktree(src):
+    if is_git:
         proc = _run(
             ["git", "-C", str(src), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             f"listing the files of {src}",
@@ -160,11 +160,13 @@ def _count_symlinks(src: Path) -> int:
     return count
 
 
-def _copy_folder(src: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
+def _copy_folder(
+    src: Path, dest: Path, budget: _Budget, progress: Progress, *, is_git: bool
+) -> int:
     """Copy the checkout's files of `src` into `dest`; the number of symlinks left out."""
-    rels = _folder_files(src)
+    rels = _folder_files(src, is_git)
     # rg lists no symlinks at all (git lists tracked ones, counted below): count them here.
-    skipped = 0 if _is_git_worktree(src) else _count_symlinks(src)
+    skipped = 0 if is_git else _count_symlinks(src)
     for i, rel in enumerate(rels):
         source = src / rel
         st = source.lstat() if source.exists() or source.is_symlink() else None
@@ -379,18 +381,19 @@ def _fill(source: str, stage: Path, work: Path, budget: _Budget, progress: Progr
         raise CorpusError(f"{source!r}: no such directory (or use pypi:NAME==VER, npm:NAME@VER)")
     if not src.is_dir():
         raise CorpusError(f"{source!r} is not a directory")
+    is_git = _is_git_worktree(src)  # one `git rev-parse` for the checks and the copy below
     if rev:
-        if not _is_git_worktree(src):
+        if not is_git:
             raise CorpusError(f"{src} is not the top of a git checkout: @{rev} needs one")
         return _extract(_git_archive(src, rev, work), stage, budget, progress)
-    if source.startswith("git:") and not _is_git_worktree(src):
+    if source.startswith("git:") and not is_git:
         raise CorpusError(f"{src} is not the top of a git checkout")
     if (
         src.resolve() == config.corpora_dir().resolve()
         or config.corpora_dir().resolve().is_relative_to(src.resolve())
     ):
         raise CorpusError(f"{src} holds the corpora folder itself: choose a folder inside it")
-    return _copy_folder(src, stage, budget, progress)
+    return _copy_folder(src, stage, budget, progress, is_git=is_git)
 
 
 def add_corpus(
