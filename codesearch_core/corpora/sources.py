@@ -30,7 +30,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Final
+from typing import IO, Final
 
 from codesearch_core import config
 from codesearch_core.corpora.snapshot import MANIFEST_NAME, Manifest, write_manifest
@@ -203,68 +203,84 @@ def _top_folders(names: Iterator[str]) -> set[str]:
     return {PurePosixPath(n.replace("\\", "/")).parts[0] for n in names if n.strip("/.")}
 
 
-def _extract_tar(path: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
-    skipped = 0
-    try:
-        with tarfile.open(path) as tar:
-            members = tar.getmembers()
-            for m in members:
-                _member_path(m.name, path.name)  # refuse before writing anything
-            if len(_top_folders(m.name for m in members)) != 1:
-                raise CorpusError(f"{path.name} is not a package archive: no single top folder")
-            for i, m in enumerate(members):
-                rel = _member_path(m.name, path.name)
-                if rel is None or m.isdir():
-                    continue
-                if not m.isfile():
-                    skipped += m.issym() or m.islnk()
-                    continue
-                budget.take(m.size, str(rel))
-                target = dest / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                src = tar.extractfile(m)
-                assert src is not None  # a regular member always has a file object
-                with src, target.open("xb") as out:
-                    shutil.copyfileobj(src, out)
-                progress("copy", i + 1, len(members))
-    except (tarfile.TarError, EOFError) as exc:
-        raise CorpusError(f"{path.name} is not a readable archive: {exc}") from None
-    return skipped
+@dataclass(frozen=True, slots=True)
+class _Member:
+    """An archive entry, tar or zip alike: what `_write_members` needs of it."""
+
+    name: str
+    kind: str  # "file", "dir", "link" (symlink or hard link) or "other"
+    size: int
+    open: Callable[[], IO[bytes]]
 
 
-def _extract_zip(path: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
+def _tar_members(tar: tarfile.TarFile) -> list[_Member]:
+    def opener(m: tarfile.TarInfo) -> Callable[[], IO[bytes]]:
+        def read() -> IO[bytes]:
+            src = tar.extractfile(m)
+            assert src is not None  # a regular member always has a file object
+            return src
+
+        return read
+
+    return [
+        _Member(
+            m.name,
+            "file" if m.isfile() else "dir" if m.isdir() else "link" if m.issym() or m.islnk()
+            else "other",
+            m.size,
+            opener(m),
+        )
+        for m in tar.getmembers()
+    ]  # fmt: skip
+
+
+def _zip_members(zf: zipfile.ZipFile) -> list[_Member]:
+    return [
+        _Member(
+            i.filename,
+            "dir" if i.is_dir() else "link" if stat.S_ISLNK(i.external_attr >> 16) else "file",
+            i.file_size,
+            lambda i=i: zf.open(i),  # type: ignore[misc]
+        )
+        for i in zf.infolist()
+    ]
+
+
+def _write_members(
+    members: list[_Member], archive: str, dest: Path, budget: _Budget, progress: Progress
+) -> int:
+    """Write the regular files of a package archive (its single top folder stripped) into `dest`;
+    the number of links left out. Every path is checked before anything is written."""
+    for m in members:
+        _member_path(m.name, archive)
+    if len(_top_folders(m.name for m in members)) != 1:
+        raise CorpusError(f"{archive} is not a package archive: no single top folder")
     skipped = 0
-    try:
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-            for info in infos:
-                _member_path(info.filename, path.name)
-            if len(_top_folders(i.filename for i in infos)) != 1:
-                raise CorpusError(f"{path.name} is not a package archive: no single top folder")
-            for i, info in enumerate(infos):
-                rel = _member_path(info.filename, path.name)
-                if rel is None or info.is_dir():
-                    continue
-                if stat.S_ISLNK(info.external_attr >> 16):
-                    skipped += 1
-                    continue
-                budget.take(info.file_size, str(rel))
-                target = dest / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(info) as src, target.open("xb") as out:
-                    shutil.copyfileobj(src, out)
-                progress("copy", i + 1, len(infos))
-    except zipfile.BadZipFile as exc:
-        raise CorpusError(f"{path.name} is not a readable archive: {exc}") from None
+    for i, m in enumerate(members):
+        rel = _member_path(m.name, archive)
+        if rel is None or m.kind != "file":
+            skipped += rel is not None and m.kind == "link"
+            continue
+        budget.take(m.size, str(rel))
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with m.open() as src, target.open("xb") as out:
+            shutil.copyfileobj(src, out)
+        progress("copy", i + 1, len(members))
     return skipped
 
 
 def _extract(path: Path, dest: Path, budget: _Budget, progress: Progress) -> int:
     name = path.name.lower()
-    if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")):
-        return _extract_tar(path, dest, budget, progress)
-    if name.endswith(".zip"):
-        return _extract_zip(path, dest, budget, progress)
+    try:
+        if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")):
+            with tarfile.open(path) as tar:
+                return _write_members(_tar_members(tar), path.name, dest, budget, progress)
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(path) as zf:
+                return _write_members(_zip_members(zf), path.name, dest, budget, progress)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError) as exc:
+        raise CorpusError(f"{path.name} is not a readable archive: {exc}") from None
     raise CorpusError(f"{path.name} is not an sdist or package tarball (.tar.gz, .tgz or .zip)")
 
 
