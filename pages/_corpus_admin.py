@@ -3,7 +3,6 @@ and hashes) and the pinned snapshot's status (a folder edited by hand after pinn
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Final
 
@@ -13,7 +12,7 @@ from codesearch_core import corpora
 from codesearch_core.access import Action
 from codesearch_core.corpora import CheckResult, CorpusInfo
 from codesearch_core.errors import CodesearchError
-from codesearch_core.tools import tool_versions
+from codesearch_core.tools import tool_versions_json
 from pages import _shared
 
 #: How long the page trusts its last check of a corpus against its manifest (the core also skips
@@ -103,7 +102,7 @@ def added_message() -> None:
 
 def _stale_blueprints(name: str, content_id: str) -> None:
     """Blueprints of this corpus whose spans were checked on another snapshot or tool version."""
-    versions = json.dumps(tool_versions(), sort_keys=True)
+    versions = tool_versions_json()
     stale = _shared.get_store().stale_references({name: content_id}, versions)
     if stale:
         ids = ", ".join(f"`{bp.id}`" for bp in stale[:20]) + (" …" if len(stale) > 20 else "")

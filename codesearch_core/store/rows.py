@@ -25,7 +25,7 @@ from codesearch_core.models import (
     sha256_hex,
 )
 from codesearch_core.store.types import DecisionEvent, Execution, StoredProposal
-from codesearch_core.tools import tool_versions
+from codesearch_core.tools import tool_versions_json
 
 BLUEPRINT_COLUMNS: Final = (
     "id",
@@ -123,7 +123,7 @@ def blueprint_row(bp: Blueprint, *, source: str, now: datetime) -> tuple[Any, ..
         bp.snapshot,
         # The tools that checked the spans: the ones installed now (a blueprint is stored right
         # after its reference ran, or its seed file was verified).
-        json.dumps(tool_versions(), sort_keys=True),
+        tool_versions_json(),
         source,
         now,
         now,

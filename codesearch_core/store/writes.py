@@ -43,7 +43,7 @@ from codesearch_core.store.rows import (
 )
 from codesearch_core.store.schema import GRADING_KEY_SQL
 from codesearch_core.store.types import BlueprintConflictError, ImportReport
-from codesearch_core.tools import parse_tool_call, tool_versions
+from codesearch_core.tools import parse_tool_call, tool_versions_json
 
 _FINDINGS_JSON: Final = msgspec.json.Encoder()
 
@@ -403,7 +403,7 @@ def record_executions(
     grades: list[GradeRecord] = []
     # What the runs ran on: a finding made on other bytes or by another tool version is stale.
     snapshots = {c: corpus_snapshot(c) for c in set(corpus_of.values())}
-    versions = json.dumps(tool_versions(), sort_keys=True)
+    versions = tool_versions_json()
     for pid, run, graded, rewarded in latest.values():
         seq = seq_of[pid]
         executions.append(

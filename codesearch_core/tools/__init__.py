@@ -8,7 +8,12 @@ Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out
 """
 
 from codesearch_core.tools.argv import ArgvError, check_runnable
-from codesearch_core.tools.binaries import rg_path, rg_type_names, tool_versions
+from codesearch_core.tools.binaries import (
+    rg_path,
+    rg_type_names,
+    tool_versions,
+    tool_versions_json,
+)
 from codesearch_core.tools.definitions import (
     OPENAI_TOOLS,
     XLAM_TOOLS_JSON,
@@ -63,5 +68,6 @@ __all__ = [
     "run_result_to_dict",
     "run_tool_call",
     "tool_versions",
+    "tool_versions_json",
     "xlam_tools",
 ]

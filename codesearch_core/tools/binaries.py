@@ -6,6 +6,7 @@ every tool call would otherwise walk PATH and spawn `rg --type-list` again.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -106,6 +107,12 @@ def tool_versions() -> dict[str, str]:
     """The versions of the installed tools, `{"rg": "15.1.0", "ast-grep": "0.51.0"}`: a run
     records them, so a finding made by another version is known to be stale."""
     return {b.value: _version(b) for b in Binary}
+
+
+def tool_versions_json() -> str:
+    """`tool_versions()` as the store records it: canonical JSON (sorted keys), so two records
+    of the same versions compare equal as text."""
+    return json.dumps(tool_versions(), sort_keys=True)
 
 
 def clear_caches() -> None:

@@ -10,7 +10,6 @@ follow what the tools find now.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING
 from codesearch_core.corpora import corpus_root, current_snapshot, list_corpora
 from codesearch_core.errors import CorpusError
 from codesearch_core.models import Blueprint, Span
-from codesearch_core.tools import run_plan, run_tool_call, tool_versions
+from codesearch_core.tools import run_plan, run_tool_call, tool_versions_json
 from codesearch_core.verify.tasks import VerifyTask, verify_one
 
 if TYPE_CHECKING:  # workers import this package: the store (DuckDB, pandas) loads only here
@@ -62,7 +61,7 @@ def verify_stale(
 ) -> StaleReport:
     """Re-run every stale reference and accepted proposal (see the module doc)."""
     snapshots = _snapshots()
-    versions = json.dumps(tool_versions(), sort_keys=True)
+    versions = tool_versions_json()
     report = StaleReport(snapshots=snapshots)
     references = store.stale_references(snapshots, versions)
     accepted = store.stale_accepted(snapshots, versions)
