@@ -35,7 +35,7 @@ from typing import IO, Final
 from codesearch_core import config
 from codesearch_core.corpora.snapshot import MANIFEST_NAME, Manifest, write_manifest
 from codesearch_core.errors import CorpusError
-from codesearch_core.tools import rg_path
+from codesearch_core.tools import pid_alive, rg_path
 
 #: The default cap on a corpus's size (CODESEARCH_CORPUS_MAX_BYTES overrides it).
 DEFAULT_MAX_BYTES: Final = 2 * 1024**3
@@ -358,19 +358,9 @@ def _sweep_staging(corpora: Path) -> None:
     """Remove staging folders whose `add` is no longer running (killed, or the disk filled)."""
     for p in corpora.glob(f"{_STAGING_PREFIX}*"):
         pid = p.name.rsplit("-", 2)[-2] if p.name.count("-") >= 2 else ""
-        if pid.isdigit() and _pid_alive(int(pid)):
+        if pid.isdigit() and pid_alive(int(pid)):
             continue
         remove_tree(p)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def describe_source(source: str) -> str:

@@ -37,6 +37,7 @@ from codesearch_core.errors import StoreError
 from codesearch_core.export.card import card_info, card_is_ours, card_text, dataset_info_text
 from codesearch_core.export.records import ALWAYS_REFERENCE, ExportCounts, ExportFormat, records
 from codesearch_core.store import QueueFilters, Store, utc_now
+from codesearch_core.tools import pid_alive
 
 T = TypeVar("T")
 
@@ -118,22 +119,12 @@ def preview(
 # --- writing -------------------------------------------------------------------------------------
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _remove_stale_temps(path: Path) -> None:
     """Temp files left by an export that was killed (its process is gone) are removed."""
     prefix = f".{path.name}."
     for candidate in path.parent.glob(f".{path.name}.*.tmp"):
         pid_text = candidate.name[len(prefix) :].split(".", 1)[0]
-        if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+        if pid_text.isdigit() and not pid_alive(int(pid_text)):
             candidate.unlink(missing_ok=True)
 
 

@@ -22,6 +22,7 @@ from codesearch_core.tools.definitions import (
 )
 from codesearch_core.tools.paths import resolve_in_corpus
 from codesearch_core.tools.pcre2 import requires_pcre2
+from codesearch_core.tools.process import pid_alive
 from codesearch_core.tools.runner import (
     DEFAULT_MAX_FINDINGS,
     DEFAULT_TIMEOUT_S,
@@ -59,6 +60,7 @@ __all__ = [
     "openai_tools",
     "parse_plan",
     "parse_tool_call",
+    "pid_alive",
     "plan_to_dict",
     "requires_pcre2",
     "resolve_in_corpus",

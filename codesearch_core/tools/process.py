@@ -55,6 +55,18 @@ class ProcessRun:
         self.unread: list[str] = []  # files the tool skipped unread, "path (why)"
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a temp or staging file named after it may be in use).
+    A process we may not signal is alive, not gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def execute(
     argv: list[str],
     cwd: Path,
