@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final
 
 from codesearch_core.tools.binaries import rg_path
@@ -43,6 +43,7 @@ _BRACED_ESCAPES: Final = frozenset("pPxuUNo")
 _QUANTIFIERS: Final = frozenset("*+?")
 
 
+@lru_cache(maxsize=4096)  # verification and the reward check the same patterns again and again
 def pcre2_features(pattern: str) -> tuple[str, ...]:
     """Human-readable names of the PCRE2-only constructs in `pattern`, in order of appearance."""
     found: list[str] = []

@@ -269,7 +269,7 @@ def _not_started(program: str, err: OSError | ValueError) -> tuple[ErrorKind, st
 
 def _corpus_root(corpus_root: Path) -> Path:
     root = Path(corpus_root)
-    if not root.is_dir():
+    if not os.path.isdir(root):
         raise CorpusError(f"corpus root {str(root)!r} is not a directory")
     return root
 

@@ -70,3 +70,22 @@ def test_corpus_relative_normalizes_what_the_tool_receives(corpus: Path) -> None
     assert corpus_relative(corpus, "./") == "."
     with pytest.raises(CorpusError):
         corpus_relative(corpus, "../x")
+
+
+@pytest.mark.parametrize(
+    "rel", ["a", "./a", "a//b", "a/./b/", ".", "./", "a/b/c.py", ".hidden/x", "a.b/./c", "é/ü"]
+)
+def test_corpus_relative_reads_a_path_as_pathlib_does(corpus: Path, rel: str) -> None:
+    from pathlib import PurePosixPath
+
+    parts = [p for p in PurePosixPath(rel).parts if p != "."]
+    assert corpus_relative(corpus, rel) == ("/".join(parts) or ".")
+
+
+def test_a_sibling_sharing_the_root_name_as_prefix_is_outside(corpus: Path) -> None:
+    # `/x/corpus-evil` starts with `/x/corpus`: the containment check compares whole components.
+    evil = corpus.parent / (corpus.name + "-evil")
+    evil.mkdir()
+    os.symlink(evil, corpus / "sib")
+    with pytest.raises(CorpusError, match="leads outside the corpus"):
+        corpus_relative(corpus, "sib")
