@@ -28,6 +28,8 @@ from typing import Final
 
 import duckdb
 
+from codesearch_core.store.schema_evals import V10 as _V10
+
 _V1: Final[tuple[str, ...]] = (
     """
     CREATE TABLE schema_version (
@@ -451,6 +453,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     _V7,
     _V8,
     _V9,
+    _V10,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

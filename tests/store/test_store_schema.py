@@ -294,8 +294,12 @@ def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) ->
         "FROM blueprints b)"
     )
     conn.execute("UPDATE proposals SET span_f1 = 1.0, reward = 1.0")
-    # Back to v6: undo v9 (pins, drift), v8 (drafts) and v7 (counter-calls, plans).
+    # Back to v6: undo v10 (split, eval runs), v9 (pins, drift), v8 (drafts) and v7
+    # (counter-calls, plans).
     for statement in (
+        "DROP TABLE eval_items",
+        "DROP TABLE eval_runs",
+        "ALTER TABLE blueprints DROP COLUMN split",
         "DROP TABLE drift",
         "ALTER TABLE executions DROP COLUMN snapshot_id",
         "ALTER TABLE executions DROP COLUMN tool_versions",
