@@ -156,12 +156,13 @@ class _Files(threading.local):
                 yield fresh, devnull.fileno()
             return
         if files.pid != os.getpid() or files.err is None:
-            files.err = tempfile.TemporaryFile()  # noqa: SIM115 (kept for the next run)
+            files.err = _scratch_file()
             files.devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
             files.pid = os.getpid()
         err = files.err
-        err.seek(0)
-        err.truncate()
+        if err.tell():  # what the last run left (rg usually writes nothing)
+            err.seek(0)
+            err.truncate()
         files.busy = True
         try:
             yield err, files.devnull
@@ -170,6 +171,16 @@ class _Files(threading.local):
 
 
 _FILES: Final = _Files()
+
+
+def _scratch_file() -> IO[bytes]:
+    """A file for stderr held in memory (memfd, Linux): a disk-backed temp file journals each
+    truncate, a cost paid on every run. Elsewhere a temporary file."""
+    memfd_create = getattr(os, "memfd_create", None)
+    if memfd_create is not None:
+        with contextlib.suppress(OSError):
+            return open(memfd_create("codesearch-stderr", os.MFD_CLOEXEC), "w+b")
+    return tempfile.TemporaryFile()
 
 
 def _exited_by(proc: subprocess.Popen[bytes], deadline: float) -> bool:

@@ -439,3 +439,17 @@ def test_result_to_dict_is_json_ready(corpus: Path) -> None:
     d = run_result_to_dict(run_tool_call(rg(pattern="TODO"), corpus))
     assert d["ok"] is True and d["error_kind"] is None
     assert d["findings"][0]["path"] == "b.py" and d["findings"][0]["start_line"] == 2
+
+
+def test_a_run_does_not_inherit_the_stderr_of_the_run_before(corpus: Path) -> None:
+    # Each thread reuses one stderr file (tools.process._Files); what a failing run wrote there
+    # must be gone for the next, whether that one writes nothing (rg) or a trace (ast-grep).
+    failed = run_tool_call(rg(pattern="x", paths=["missing.txt"]), corpus)
+    assert not failed.ok and "missing.txt" in failed.stderr
+    clean = run_tool_call(rg(pattern="DB", paths=["api"]), corpus)
+    assert clean.ok and clean.stderr == ""
+    run_tool_call(rg(pattern="x", paths=["missing.txt"]), corpus)
+    traced = run_tool_call(sg(pattern="DB.query($A)", language="javascript"), corpus)
+    assert traced.ok and traced.stderr == "" and len(traced.findings) == 2
+    again = run_tool_call(rg(pattern="DB", paths=["api"]), corpus)
+    assert again.stderr == ""
