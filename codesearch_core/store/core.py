@@ -184,6 +184,7 @@ class Store(DraftStore, DriftStore):
         batch: Sequence[tuple[str, RunResult, Grade | None, Reward]],
         *,
         graded_against: Mapping[str, str] | None = None,
+        snapshots: Mapping[str, str | None] | None = None,
     ) -> list[str]:
         """`record_execution_and_grade` for many proposals in one transaction: all or nothing.
 
@@ -191,13 +192,15 @@ class Store(DraftStore, DriftStore):
         writes its outcomes in batches. An unknown proposal id is a StoreError and nothing is
         written; a proposal named twice keeps its last record. `graded_against` (proposal id ->
         the `PendingExecution.grading_key` it was graded with): outcomes whose blueprint was edited
-        since are not written; their ids are returned (they stay pending).
+        since are not written; their ids are returned (they stay pending). `snapshots` (corpus ->
+        snapshot id) is what the runs ran on, when the caller took it before running them;
+        corpora it does not name are read now.
         """
         if not batch:
             return []
 
         def record(deed: Deed) -> list[str]:
-            stale = store_writes.record_executions(deed.cur, batch, graded_against)
+            stale = store_writes.record_executions(deed.cur, batch, graded_against, snapshots)
             deed.log("runs.record", "", runs=len(batch) - len(stale), stale=len(stale))
             return stale
 

@@ -13,12 +13,13 @@ from typing import Any, Final
 
 import duckdb
 
-from codesearch_core.models import Blueprint
+from codesearch_core.models import Blueprint, Span
 from codesearch_core.store.rows import (
     BLUEPRINT_SELECT,
     PROPOSAL_SELECT,
     blueprint_from_row,
     first_row,
+    spans_from_json,
     stored_proposal_from_row,
     utc_now,
 )
@@ -254,19 +255,26 @@ def pending_verification(
 ) -> list[PendingExecution]:
     valid = "" if include_invalid else "AND p.valid"
     rows = cur.execute(
-        f"SELECT p.id, p.call, p.error, {GRADING_KEY_SQL}, {BLUEPRINT_SELECT} FROM proposals p "
-        "JOIN blueprints b ON b.seq = p.blueprint_seq "
+        f"SELECT p.id, p.call, p.error, {GRADING_KEY_SQL}, b.corpus, b.expected "
+        "FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
         f"WHERE p.seq NOT IN (SELECT proposal_seq FROM executions) {valid} "
         "ORDER BY p.seq LIMIT ?",
         [max(limit, 0)],
     ).fetchall()
-    return [
-        PendingExecution(
-            proposal_id=r[0],
-            call_json=r[1],
-            blueprint=blueprint_from_row(r[4:]),
-            invalid_reason="" if r[1] is not None else (r[2] or "no valid tool call"),
-            grading_key=r[3],
+    expected: dict[str, tuple[Span, ...]] = {}  # a blueprint's spans, parsed once for its proposals
+    out = []
+    for r in rows:
+        spans = expected.get(r[5])
+        if spans is None:
+            spans = expected[r[5]] = spans_from_json(r[5])
+        out.append(
+            PendingExecution(
+                proposal_id=r[0],
+                call_json=r[1],
+                corpus=r[4],
+                expected=spans,
+                invalid_reason="" if r[1] is not None else (r[2] or "no valid tool call"),
+                grading_key=r[3],
+            )
         )
-        for r in rows
-    ]
+    return out

@@ -130,6 +130,13 @@ def blueprint_row(bp: Blueprint, *, source: str, now: datetime) -> tuple[Any, ..
     )
 
 
+def spans_from_json(text: str) -> tuple[Span, ...]:
+    """A blueprint's `expected` column as Spans."""
+    return tuple(
+        Span(s["path"], int(s["start_line"]), int(s["end_line"])) for s in json.loads(text)
+    )
+
+
 def blueprint_from_row(row: Sequence[Any]) -> Blueprint:
     call = json.loads(row[2])
     return Blueprint(
@@ -137,9 +144,7 @@ def blueprint_from_row(row: Sequence[Any]) -> Blueprint:
         intent=row[1],
         reference_call=ToolCall(ToolName(call["name"]), call["arguments"]),
         corpus=row[3],
-        expected=tuple(
-            Span(s["path"], int(s["start_line"]), int(s["end_line"])) for s in json.loads(row[4])
-        ),
+        expected=spans_from_json(row[4]),
         language=row[5],
         tags=tuple(row[6]),
         difficulty=Difficulty(row[7]),

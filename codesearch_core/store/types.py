@@ -18,6 +18,7 @@ from codesearch_core.models import (
     Proposal,
     Reward,
     RunResult,
+    Span,
 )
 
 
@@ -208,7 +209,10 @@ class PendingExecution:
 
     proposal_id: str
     call_json: str | None  # None: the proposal has no valid call (`invalid_reason` says why)
-    blueprint: Blueprint
+    #: Of its blueprint, only what running and grading need: verification reads thousands of
+    #: these, and building whole Blueprints was a third of the parent process's time.
+    corpus: str
+    expected: tuple[Span, ...]
     invalid_reason: str = ""
     grading_key: str = ""  # the blueprint's corpus + expected spans it is graded against
 

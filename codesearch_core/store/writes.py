@@ -359,6 +359,7 @@ def record_executions(
     cur: duckdb.DuckDBPyConnection,
     batch: Sequence[ExecutionRecord],
     graded_against: Mapping[str, str] | None = None,
+    snapshots: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """Store runs, grades and rewards, replacing earlier ones, and the cached `span_f1`/`reward`.
 
@@ -402,7 +403,9 @@ def record_executions(
     executions: list[tuple[Any, ...]] = []
     grades: list[GradeRecord] = []
     # What the runs ran on: a finding made on other bytes or by another tool version is stale.
-    snapshots = {c: corpus_snapshot(c) for c in set(corpus_of.values())}
+    # Read now (a walk of the corpus) unless the caller read it before running them.
+    known = snapshots or {}
+    snapshots = {c: known[c] if c in known else corpus_snapshot(c) for c in set(corpus_of.values())}
     versions = tool_versions_json()
     for pid, run, graded, rewarded in latest.values():
         seq = seq_of[pid]

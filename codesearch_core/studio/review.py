@@ -157,8 +157,9 @@ def _verify_and_record(
     the blueprint changed since the card was drawn (then its grade would be stale)."""
     if call is None:
         raise StoreError("an invalid call cannot run: edit it, or reject the proposal")
+    bp = item.blueprint
     pending = PendingExecution(
-        proposal_id, call.to_json(), item.blueprint, grading_key=item.grading_key
+        proposal_id, call.to_json(), bp.corpus, bp.expected, grading_key=item.grading_key
     )
     outcome = verify_one(task_for(pending, str(corpora.corpus_root(item.blueprint.corpus))))
     stale = store.record_executions_and_grades(

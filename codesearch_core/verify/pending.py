@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from codesearch_core import config
-from codesearch_core.corpora import corpus_root
+from codesearch_core.corpora import corpus_root, current_snapshot
 from codesearch_core.errors import CorpusError
 from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
 from codesearch_core.verify.pool import (
@@ -45,14 +45,25 @@ DEFAULT_WRITE_INTERVAL_S: Final = 1.0
 
 
 class _CorpusRoots:
-    """Corpus name -> root, resolved once per run; an unknown corpus raises CorpusError."""
+    """Corpus name -> root, resolved once per run; an unknown corpus raises CorpusError.
+
+    Each corpus's snapshot is read once too, before its first task runs, and every outcome is
+    stored as made on it: the store would otherwise walk the corpus for every batch it writes.
+    Read before the runs, a snapshot edited mid-run leaves the runs stamped with the older
+    snapshot, so `verify --stale` re-checks them (never the other way round).
+    """
 
     def __init__(self) -> None:
         self._roots: dict[str, str] = {}
+        self.snapshots: dict[str, str | None] = {}
 
     def __call__(self, name: str) -> str:
         if name not in self._roots:
             self._roots[name] = str(corpus_root(name))
+            try:
+                self.snapshots[name] = current_snapshot(name)
+            except CorpusError:  # a folder the manifest check cannot read: stamped as unknown
+                self.snapshots[name] = None
         return self._roots[name]
 
 
@@ -67,9 +78,9 @@ def task_for(
     return VerifyTask(
         proposal_id=pending.proposal_id,
         call_json=pending.call_json,
-        corpus=pending.blueprint.corpus,
+        corpus=pending.corpus,
         corpus_root=root,
-        expected=pending.blueprint.expected,
+        expected=pending.expected,
         timeout_s=timeout_s,
         max_findings=max_findings,
         invalid_reason=pending.invalid_reason,
@@ -136,11 +147,11 @@ def verify_pending(
                     return
                 yielded.add(row.proposal_id)
                 try:
-                    root = roots(row.blueprint.corpus)
+                    root = roots(row.corpus)
                 except CorpusError:
                     # Not this proposal's fault: it stays pending for a machine with the corpus,
                     # and the others are verified (the report names what was left).
-                    skipped[row.proposal_id] = row.blueprint.corpus
+                    skipped[row.proposal_id] = row.corpus
                     continue
                 in_flight.add(row.proposal_id)
                 if row.grading_key:
@@ -170,6 +181,7 @@ def verify_pending(
                 for o in unwritten
                 if o.proposal_id in graded_against
             },
+            snapshots=roots.snapshots,
         )
         # Emptied before counting: a Ctrl-C while the progress is drawn must not write (and
         # count) the same batch twice. Counted once stored, so progress is what a crash keeps.

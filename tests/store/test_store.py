@@ -217,7 +217,7 @@ def test_pending_verification_lists_unexecuted_proposals_oldest_first(store: Sto
     pending = store.pending_verification(include_invalid=True)
     assert [p.proposal_id for p in pending] == [a, b, bad]
     assert pending[2].call_json is None and "max_tokens" in pending[2].invalid_reason
-    assert pending[0].blueprint == bp
+    assert (pending[0].corpus, pending[0].expected) == (bp.corpus, bp.expected)
     store.record_execution_and_grade(a, run_ok(finding()), grade(1.0), reward())
     assert [p.proposal_id for p in store.pending_verification()] == [b]
 

@@ -159,3 +159,17 @@ def test_a_proposal_whose_corpus_is_missing_stays_pending_and_the_rest_are_verif
     assert main(["verify", "--db", str(tmp_path / "s.duckdb")]) == 0
     err = capsys.readouterr().err
     assert "left 1 proposal(s) pending: their corpus 'gone' is not on this machine" in err
+
+
+def test_verify_stamps_each_run_with_the_snapshot_read_before_the_runs(
+    tmp_path: Path, pinned: Path
+) -> None:
+    # The snapshot is read once per corpus before its first run (not walked for every batch), and
+    # recorded on every execution of that run.
+    store, _, pid = _store(tmp_path)
+    stamped = store._read(  # the stamp is in no public view
+        lambda cur: cur.execute(
+            "SELECT snapshot_id FROM executions WHERE proposal_id = ?", [pid]
+        ).fetchall()
+    )
+    assert stamped == [(check_corpus("proj").content_id,)]
