@@ -157,6 +157,14 @@ class Difficulty(StrEnum):
     HARD = "hard"
 
 
+class Split(StrEnum):
+    """Which side of the held-out line a blueprint is on: `eval` blueprints are left out of every
+    export unless asked (a model is not scored on what it trained on)."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+
+
 @dataclass(frozen=True, slots=True)
 class CounterCall:
     """A natural wrong call for a blueprint's intent, written by its author as the strongest wrong
@@ -192,6 +200,7 @@ class Blueprint:
     #: not known (written before pinning). Not part of equality: the same task on the same corpus
     #: is the same blueprint whichever snapshot checked it last.
     snapshot: str | None = field(default=None, compare=False)
+    split: Split = Split.TRAIN
 
     @property
     def reference(self) -> ToolCall | Plan:

@@ -12,7 +12,7 @@ from codesearch_core import corpora, studio
 from codesearch_core.access import Action
 from codesearch_core.corpora import dumps_blueprints_jsonl
 from codesearch_core.errors import CodesearchError
-from codesearch_core.models import Difficulty, ToolName
+from codesearch_core.models import Difficulty, Split, ToolName
 from codesearch_core.store import BlueprintFilters
 from codesearch_core.studio import Mark, Tone, marked_window_html
 from codesearch_core.tools import run_tool_call
@@ -28,6 +28,8 @@ ANY = "any"
 RUN_TIMEOUT_S = 10.0
 RUN_MAX_FINDINGS = 2000
 
+TABLE_COLUMNS = ("id", "intent", "corpus", "language", "tool", "expected", "tags", "difficulty",
+                 "split")  # fmt: skip
 store = _shared.get_store()
 st.title("Blueprints")
 
@@ -79,10 +81,11 @@ with st.container(border=True):
                 "expected": len(bp.expected),
                 "tags": ", ".join(bp.tags),
                 "difficulty": bp.difficulty.value,
+                "split": bp.split.value,
             }
             for bp in listing.items
         ],
-        columns=["id", "intent", "corpus", "language", "tool", "expected", "tags", "difficulty"],
+        columns=[*TABLE_COLUMNS],
     )
     st.caption(f"{first.total} blueprints match · select rows to edit one or propose for several")
     picked = st.dataframe(
@@ -166,7 +169,7 @@ st.subheader(title, anchor=False)
 _drafts_queue.provenance_box(store, draft.editing)
 with st.container(border=True):
     names = corpora.list_corpora()
-    c1, c2, c3 = st.columns([2, 1, 1])
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
     bp_id = c1.text_input(
         "Id", value=draft.id, key=f"bp:{v}:id", placeholder="left empty: made from the intent",
         help="A slug: letters, digits, dots, dashes and underscores.",
@@ -178,6 +181,11 @@ with st.container(border=True):
     difficulty_value = c3.segmented_control(
         "Difficulty", [d.value for d in Difficulty], default=draft.difficulty.value,
         key=f"bp:{v}:difficulty", required=True,
+    )  # fmt: skip
+    split_value = c4.segmented_control(
+        "Split", [s.value for s in Split], default=draft.split.value, key=f"bp:{v}:split",
+        required=True, help="eval: held out of every export (unless asked) and scored by "
+        "`codesearch eval --blueprints split:eval`",
     )  # fmt: skip
     intent = st.text_area(
         "Intent", value=draft.intent, key=f"bp:{v}:intent", height=90,
@@ -312,6 +320,7 @@ with st.container(border=True):
         tags=studio.parse_tags(tags_text),
         difficulty=Difficulty(difficulty_value or Difficulty.MEDIUM.value),
         notes=notes,
+        split=Split(split_value or Split.TRAIN.value),
     )
     st.session_state[WORKING] = draft
 

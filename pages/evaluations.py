@@ -1,86 +1,93 @@
-"""Evaluations: the saved eval runs (`codesearch eval`) side by side, per-category charts, and two
-runs compared blueprint by blueprint."""
+"""Evaluations: the stored eval runs (`codesearch eval`) side by side, charts per category, two
+runs compared blueprint by blueprint, and any answer opened in the review card's diff view."""
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from codesearch_core.export import METRICS, compare, evals_dir, list_runs
-from pages import _shared
+from codesearch_core import studio
+from pages import _answer_view, _shared
 
 _shared.ensure_routed()
 
+store = _shared.get_store()
 st.title("Evaluations")
-runs = list_runs()
+runs = store.eval_runs()
 if not runs:
-    st.info(f"No eval runs in `{evals_dir()}` yet. Make one with "
+    st.info("No eval runs in the store yet. Make one with "
             "`uv run codesearch eval --engine mutations --blueprints seeds`.",
             icon=":material/info:")  # fmt: skip
     st.stop()
 
-by_id = {run.run_id: run for run in runs}
-chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="ev:runs")
-shown = [by_id[r] for r in chosen]
+by_label = {run.label: run for run in runs}
+chosen = st.multiselect("Runs", list(by_label), default=list(by_label)[:2], key="ev:runs",
+                        help="Newest first. The first two chosen are compared below.")  # fmt: skip
+shown = [by_label[label] for label in chosen]
 if not shown:
     st.stop()
 
 st.subheader("Overall", anchor=False)
-overall = pd.DataFrame(
-    {f"{r.run_id} ({r.engine}:{r.model}, n={r.n})": r.summary["overall"] for r in shown}
-)
-st.dataframe(overall, width="stretch")
+st.dataframe(pd.DataFrame(studio.overall_table(shown)), width="stretch", hide_index=True)
 
 st.subheader("By category", anchor=False)
 c1, c2 = st.columns(2)
-category = c1.segmented_control("Category", ["by_tag", "by_language"], default="by_tag",
-                                format_func=lambda c: c.removeprefix("by_"), key="ev:cat")  # fmt: skip
-metric = c2.selectbox("Metric", [m for m in METRICS if m != "pcre2_violations"], key="ev:metric")
-rows = [
-    {"run": r.run_id, "category": name, "value": s[metric]}
-    for r in shown
-    for name, s in r.summary[category or "by_tag"].items()
-    if s[metric] is not None
-]
+category = c1.segmented_control("Category", list(studio.CATEGORIES), default="by_tag",
+                                format_func=lambda c: studio.CATEGORIES[c], key="ev:cat")  # fmt: skip
+metric = c2.selectbox("Metric", studio.CHART_METRICS, key="ev:metric")
+rows = studio.category_rows(shown, category or "by_tag", metric)
 if rows:
-    chart = (
-        alt.Chart(pd.DataFrame(rows))
-        .mark_bar()
-        .encode(
-            y=alt.Y("category:N", title=None),
-            x=alt.X(
-                "value:Q",
-                title=metric,
-                scale=alt.Scale(domain=[min(0, *(r["value"] for r in rows)), 1]),
-            ),
-            yOffset="run:N",
-            color=alt.Color("run:N", legend=alt.Legend(orient="bottom")),
-            tooltip=["run", "category", alt.Tooltip("value:Q", format=".3f")],
-        )
-    )
-    st.altair_chart(chart, width="stretch")
+    st.altair_chart(studio.category_chart(rows, metric), width="stretch")
+else:
+    st.caption("No answers to chart.")
 
-if len(shown) >= 2:
-    a, b = shown[0], shown[1]
-    st.subheader(f"{b.run_id} against {a.run_id}", anchor=False)
-    changes = pd.DataFrame(compare(a, b))
-    if not changes.empty:
-        k1, k2, k3 = st.columns(3)
-        k1.metric("Better", int((changes["change"] > 0).sum()))
-        k2.metric("Worse", int((changes["change"] < 0).sum()))
-        k3.metric("Same", int((changes["change"] == 0).sum()))
-        st.dataframe(changes, width="stretch", hide_index=True)
+# Items are read only for the runs compared and opened: a run's summary is enough above.
+first = store.get_eval_run(shown[0].run_id)
+changes: tuple[dict[str, object], ...] = ()
+if len(shown) >= 2 and first is not None:
+    second = store.get_eval_run(shown[1].run_id)
+    if second is not None:
+        st.subheader(f"{second.label} against {first.label}", anchor=False)
+        cmp = studio.comparison(first, second)
+        k1, k2, k3, k4 = st.columns(4)
+        k1.metric("Better", cmp.better)
+        k2.metric("Worse", cmp.worse)
+        k3.metric("Same", cmp.same)
+        k4.metric("In one run only", cmp.only_a + cmp.only_b)
+        changes = cmp.rows
+        if changes:
+            st.dataframe(pd.DataFrame(list(changes)), width="stretch", hide_index=True,
+                         column_config={"a": "first run", "b": "second run"})  # fmt: skip
 
 st.subheader("Answers", anchor=False)
-run = shown[0]
-item_ids = [item.blueprint_id for item in run.items]
-picked = st.selectbox(f"Blueprint (in {run.run_id})", item_ids, key="ev:item")
-for item in run.items:
-    if item.blueprint_id == picked:
-        for i, answer in enumerate(item.answers, start=1):
-            with st.expander(f"Answer {i}: reward {answer.reward:.3f}, span F1 {answer.span_f1:.3f}",
-                             expanded=i == 1):  # fmt: skip
-                st.json({"call": answer.call, "tool_ok": answer.tool_ok,
-                         "pcre2_violation": answer.pcre2_violation, "error": answer.error,
-                         "raw_text": answer.raw_text})  # fmt: skip
+run_label = st.selectbox("Run", [r.label for r in shown], key="ev:answer_run")
+run = store.get_eval_run(by_label[run_label].run_id) if run_label else None
+if run is None or not run.items:
+    st.caption("This run has no answers.")
+    st.stop()
+picked = st.selectbox("Blueprint", studio.item_choices(run, changes), key="ev:item",
+                      help="Those the comparison changed come first.")  # fmt: skip
+views = studio.answer_views(store, run, picked) if picked else []
+if not views:
+    st.caption("No answer to this blueprint in this run.")
+for view in views:
+    with st.expander(view.title, expanded=view.index == 0):
+        answer, bp = view.answer, view.blueprint
+        if bp is None:
+            st.warning(f"Blueprint `{view.blueprint_id}` is no longer in the store.")
+            st.json({"call": answer.call, "raw_text": answer.raw_text, "error": answer.error})
+            continue
+        st.caption(f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · "
+                   f"tool {'right' if answer.tool_ok else 'wrong'}"
+                   + (" · PCRE2 rule broken" if answer.pcre2_violation else "")
+                   + (" · repaired" if answer.repaired else ""))  # fmt: skip
+        st.markdown(f"**{bp.intent}**")
+        _answer_view.calls(bp, answer.call, answer.raw_text, answer.error)
+        if answer.call is not None and answer.error:
+            st.error(f"**The run failed**: {answer.error}", icon=":material/error:")
+        elif answer.call is not None:
+            _answer_view.findings(bp.corpus, view.rows)
+            if answer.truncated:
+                st.caption("Only the first findings were kept with the run.")
+        with st.popover("Raw output"):
+            st.code(answer.raw_text or "(empty)", language="text", wrap_lines=True)

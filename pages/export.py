@@ -54,12 +54,17 @@ with st.container(border=True):
     tag = f3.text_input("Tag", key="ex:tag", placeholder="any")
     engine = f4.text_input("Engine", key="ex:engine", placeholder="any")
     min_f1 = float(f5.slider("Min span F1", 0.0, 1.0, 0.0, step=0.05, key="ex:min_f1"))
-    o1, o2, o3 = st.columns([2, 2, 1])
+    o1, o2, o4, o3 = st.columns([2, 2, 2, 1])
     with_meta = o1.toggle("With metadata (hashes, grades, decision provenance)", key="ex:meta")
     include_reference = o2.toggle(
         "Also the reference call of each blueprint (gold items)", key="ex:reference",
         disabled=fmt in ALWAYS_REFERENCE,
         help="The preference formats and the GRPO prompts always use the blueprints.",
+    )  # fmt: skip
+    include_eval = o4.toggle(
+        "Include the eval split", key="ex:eval",
+        help="Blueprints marked split: eval are held out of exports (and counted in the "
+        "manifest) unless this is on: they are for scoring models (codesearch eval).",
     )  # fmt: skip
     license_field = o3.text_input("Card license", value="other", key="ex:license")
 filters = QueueFilters(
@@ -70,8 +75,11 @@ filters = QueueFilters(
     min_f1=min_f1 or None,
 )
 include_reference = include_reference and fmt not in ALWAYS_REFERENCE
+held_out = store.export_blueprint_counts(filters)["eval"]
+if held_out and not include_eval:
+    st.caption(f"{held_out:,} blueprint(s) of the eval split are held out of this export.")
 
-counts = store.export_answer_counts(filters)
+counts = store.export_answer_counts(filters if include_eval else replace(filters, split="train"))
 accepted = counts.pop("answers")  # what the export rule takes; the rest is what it leaves out
 rejected = store.review_queue(replace(filters, decision=DecisionState.REJECTED), limit=0).total
 k1, k2, k3 = st.columns(3)
@@ -101,7 +109,7 @@ if any(counts.values()):
 st.subheader("Preview", anchor=False)
 with _shared.shown_errors():
     first = [] if refused else preview(store, fmt, filters, limit=PREVIEW_RECORDS, with_meta=with_meta,
-                    include_reference=include_reference)  # fmt: skip
+                    include_reference=include_reference, include_eval=include_eval)  # fmt: skip
     if not first and not refused:
         st.info("Nothing to export with these filters: accept some items on the Review page "
                 "(or include the reference calls).", icon=":material/info:")  # fmt: skip
@@ -120,7 +128,7 @@ if w2.button("Write", type="primary", icon=":material/save:", key="ex:write", wi
     st.session_state.pop(LAST_MANIFEST, None)
     try:
         manifest = export(store, fmt, export_path(name), filters=filters, with_meta=with_meta,
-                          include_reference=include_reference,
+                          include_reference=include_reference, include_eval=include_eval,
                           license=license_field.strip() or "other")  # fmt: skip
         st.session_state[LAST_MANIFEST] = manifest.to_dict()
     except (CodesearchError, OSError) as err:
@@ -132,7 +140,7 @@ def _export_bytes() -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{fmt.value}.jsonl"
         export(store, fmt, path, filters=filters, with_meta=with_meta,
-               include_reference=include_reference)  # fmt: skip
+               include_reference=include_reference, include_eval=include_eval)  # fmt: skip
         return path.read_bytes()
 
 

@@ -10,9 +10,7 @@ re-renders the card, not the page.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from itertools import groupby
 from typing import cast
 
 import pandas as pd
@@ -24,9 +22,8 @@ from codesearch_core.engines import IMPORT_ENGINE, MUTATIONS_ENGINE, OPENAI_ENGI
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
 from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, StaleDecisionError
-from codesearch_core.studio import Change, FindingStatus, call_diff, hit_windows, render_lines_html
 from codesearch_core.tools import AST_GREP_LANGUAGES
-from pages import _call_editor, _drafts_queue, _shared
+from pages import _answer_view, _call_editor, _drafts_queue, _shared
 
 _shared.ensure_routed()
 
@@ -49,7 +46,6 @@ if (!window.__codesearchNoteKeys) {
 CURRENT = "review_current"  # the proposal id on the card
 FLASH = "review_flash"  # a message for the next render of the card: (kind, text)
 UNDONE = "review_undone"  # the item an undo put back on the card: shown even if others settled it
-MAX_FINDING_ROWS = 40
 ANY = "any"
 
 store = _shared.get_store()
@@ -196,10 +192,6 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
-def _call_json(call: object) -> str:
-    return json.dumps(call, indent=2, ensure_ascii=False)
-
-
 def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
     """Accept / Reject / Skip / Undo with their keys, the note and the reject reason: at the top of
     the card, so neither the mouse nor the eye has to travel to decide."""
@@ -336,38 +328,7 @@ def _card() -> None:
     # The calls.
     ref_call = bp.reference_call.to_dict()
     prop_call = proposal.call.to_dict() if proposal.call else None
-    c_prop, c_ref = st.columns(2)
-    with c_prop:
-        st.markdown("**Proposed call**")
-        if prop_call is not None:
-            st.code(_call_json(prop_call), language="json")
-        else:
-            st.code(proposal.raw_text or "(empty output)", language="text", wrap_lines=True)
-    with c_ref:
-        if bp.plan is not None:
-            # The diff below compares with the plan's last step: the step whose findings count.
-            st.markdown(f"**Reference plan** ({len(bp.plan.steps)} steps; compared: the last)")
-            st.code(_call_json(bp.reference_dict()), language="json")
-        else:
-            st.markdown("**Reference call**")
-            st.code(_call_json(ref_call), language="json")
-    diff_rows = call_diff(ref_call, prop_call)
-    changed = [r for r in diff_rows if r.change is not Change.SAME]
-    if prop_call is None:
-        st.error(f"**Invalid**: {proposal.error or 'the output is not a tool call'}")
-    elif not changed:
-        st.success("Same call as the reference.", icon=":material/check_circle:")
-    else:
-        colour = {Change.CHANGED: "orange", Change.ADDED: "blue", Change.REMOVED: "red"}
-        st.markdown(
-            "  \n".join(
-                f":{colour[r.change]}-badge[{r.change.value}] `{r.field}`: "
-                f"{r.reference or '∅'} → {r.proposed or '∅'}"
-                for r in changed
-            )
-        )
-    if proposal.repairs:
-        st.caption("Repairs: " + "; ".join(proposal.repairs))
+    _answer_view.calls(bp, prop_call, proposal.raw_text, proposal.error, proposal.repairs)
 
     # Run, grade, findings.
     run = item.execution
@@ -399,32 +360,7 @@ def _card() -> None:
                        icon=":material/update:")  # fmt: skip
         if run.truncated:
             st.warning("The findings were cut at the limit.")
-        rows = studio.finding_rows_for(item) or ()
-        counts = {s: sum(r.status is s for r in rows) for s in FindingStatus}
-        partial = sum(bool(r.coverage and r.coverage.partial) for r in rows)
-        st.markdown(
-            f"**Findings** · :green-badge[{counts[FindingStatus.HIT]} hit] "
-            + (f":violet-badge[{partial} partial] " if partial else "")
-            + f":red-badge[{counts[FindingStatus.MISS]} miss] "
-            f":orange-badge[{counts[FindingStatus.EXTRA]} extra]"
-        )
-        shown = rows[:MAX_FINDING_ROWS]
-        # One block per file with every hit, miss and extra of it marked: overlapping windows of
-        # neighbouring findings would repeat the same lines.
-        for path, in_file in groupby(shown, key=lambda r: r.path):
-            file_rows = list(in_file)
-            title = f"{path} · " + ", ".join(f"{r.status.value} {r.lines_label}" for r in file_rows)
-            try:
-                lines = _shared.lines_of(bp.corpus, path)
-            except CodesearchError as err:
-                st.caption(f"{title}: {err}")
-                continue
-            marks = [m for r in file_rows for m in r.marks]
-            for i, (first, last) in enumerate(hit_windows(len(lines), marks, context=2)):
-                st.html(render_lines_html(lines[first - 1 : last], first_line=first, marks=marks,
-                                          title=title if i == 0 else ""))  # fmt: skip
-        if len(rows) > MAX_FINDING_ROWS:
-            st.caption(f"…and {len(rows) - MAX_FINDING_ROWS} more rows.")
+        _answer_view.findings(bp.corpus, studio.finding_rows_for(item) or ())
 
     # A toggle, not an expander: an expander builds its editor on every card, shut or not (a third
     # of the card's time); the toggle builds it only for the reviewer who asks.

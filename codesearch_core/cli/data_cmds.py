@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core import config
-from codesearch_core.cli import team_cmds
+from codesearch_core.cli import split_cmds, team_cmds
 from codesearch_core.cli.store_access import open_store
 
 if TYPE_CHECKING:
@@ -118,6 +118,7 @@ def _register_db(sub: argparse._SubParsersAction[Any]) -> None:
     _db_option(check)
     check.set_defaults(func=cmd_db_check)
     team_cmds.register_db(db_sub, _db_option)
+    split_cmds.register_db(db_sub, _db_option)
 
 
 def _print_report(what: str, report: ImportReport) -> int:
@@ -267,6 +268,11 @@ def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
         "preference formats always take it as the chosen answer when nothing was accepted)",
     )
     p.add_argument(
+        "--include-eval",
+        action="store_true",
+        help="also export the held-out blueprints (split: eval); left out and counted otherwise",
+    )
+    p.add_argument(
         "--license",
         default="other",
         help="the dataset card's license field (default: other)",
@@ -296,12 +302,15 @@ def cmd_export(args: argparse.Namespace) -> int:
             filters=filters,
             with_meta=args.with_meta,
             include_reference=args.include_reference,
+            include_eval=args.include_eval,
             license=args.license,
         )
     print(
         f"wrote {manifest.rows:,} {args.format} records to {args.out} "
         f"(manifest {manifest_path(args.out)})"
     )
+    for what in manifest.extra.get("skipped", {}).values():
+        print(f"skipped {what['blueprints']:,} blueprint(s): {what['reason']}", file=sys.stderr)
     if manifest.rows == 0:
         print("nothing matched: no accepted items with these filters", file=sys.stderr)
         return EXIT_PROBLEMS

@@ -1,80 +1,166 @@
-"""Sub-command: eval. Runs an engine on a blueprint set, executes and grades every answer, saves
-the eval run (`export.evaluation`) and prints its summary, overall and per tag and language.
+"""Sub-command: eval. Runs an engine on a blueprint set, executes and grades every answer, stores
+the eval run in the store (`export.evaluation`, `store.evals`) and prints its summary, overall and
+per tag and language.
 
-`--engine mutations` needs no model (its wrong calls make a floor to beat); `--engine import
---file F` scores any model's answers written to a proposals JSONL file (what `codesearch propose
---out` writes, or a model's output in that layout).
+Every engine `codesearch propose` has works here, with the same flags: `mutations` needs no model
+(its wrong calls make a floor to beat); `openai` asks any OpenAI-compatible server (checked first:
+a server that is down or does not serve `--model` is an error before anything runs); `vllm` runs
+the model in this process (an engine that cannot start is an error with its own last line);
+`import --from F` scores answers written elsewhere to a proposals JSONL file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from codesearch_core.errors import InputFileError
+from codesearch_core.errors import EngineError, InputFileError
 
 EXIT_OK = 0
+ENGINES = ("mutations", "openai", "vllm", "import")
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
+    from codesearch_core.cli.propose_cmds import add_engine_arguments
+
     p = sub.add_parser(
         "eval",
-        help="score an engine on a blueprint set: every answer run and graded, saved as a run",
+        help="score an engine on a blueprint set: every answer run and graded, stored as a run",
         description=(
-            "Ask ENGINE for K answers per blueprint, execute and grade each, save the eval run "
+            "Ask ENGINE for K answers per blueprint, execute and grade each, store the eval run "
             "(the Evaluations page lists runs) and print the summary: mean reward, span F1, "
             "tool-choice accuracy, PCRE2-rule violations, parse and repair rates, pass@k; "
             "overall, per tag and per language."
         ),
     )
-    p.add_argument("--engine", required=True, choices=("mutations", "import"))
-    p.add_argument("--file", type=Path, help="the answers JSONL (--engine import)")
+    p.add_argument("--engine", choices=ENGINES, help="where the answers come from")
+    p.add_argument(
+        "--from",
+        "--file",
+        dest="from_file",
+        type=Path,
+        metavar="FILE",
+        help="the answers JSONL (--engine import)",
+    )
     p.add_argument(
         "--blueprints",
         default="seeds",
-        help="'seeds' (default), 'store', a blueprints JSONL file, or tag:NAME (seeds with a tag)",
+        metavar="SOURCE",
+        help="'seeds' (default), 'store', a blueprints JSONL file, tag:NAME (the seeds with a "
+        "tag) or split:eval (the store's held-out blueprints)",
     )
+    p.add_argument("--tag", help="only blueprints with this tag (of any SOURCE)")
+    p.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
     p.add_argument("--n", type=int, default=1, metavar="K", help="answers per blueprint")
-    p.add_argument(
-        "--db", type=Path, default=None, metavar="PATH", help="the store (--blueprints store)"
-    )
-    p.add_argument("--out-dir", type=Path, default=None, help="where runs are saved")
+    p.add_argument("--db", type=Path, default=None, metavar="PATH", help="the store")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(func=cmd_eval)
+    p.add_argument(
+        "--import-json",
+        type=Path,
+        metavar="DIR",
+        help="instead of a run: store the runs an earlier version saved as JSON files in DIR",
+    )
+    add_engine_arguments(p)
+    p.set_defaults(func=cmd_eval, skip_bad=False)
+
+
+def select_blueprints(args: argparse.Namespace) -> tuple[list[Any], str]:
+    """The set and its label: SOURCE, then --tag and --split."""
+    from codesearch_core.cli.propose_cmds import load_blueprints
+
+    source: str = args.blueprints
+    tag, split = args.tag, args.split
+    if source.startswith("tag:"):
+        source, tag = "seeds", source[4:]
+    elif source.startswith("split:"):
+        source, split = "store", source[6:]
+        if split not in ("train", "eval"):
+            raise InputFileError(f"{args.blueprints!r}: the split is train or eval")
+    blueprints = load_blueprints(source, args.db)
+    if tag:
+        blueprints = [bp for bp in blueprints if tag in bp.tags]
+    if split:
+        blueprints = [bp for bp in blueprints if bp.split.value == split]
+    label = source + "".join(f" {k}:{v}" for k, v in (("tag", tag), ("split", split)) if v)
+    if not blueprints:
+        raise InputFileError(f"nothing to evaluate: no blueprint in {label}")
+    return blueprints, label
+
+
+def _check_server(args: argparse.Namespace) -> None:
+    """An OpenAI-compatible server is asked what it serves before the run: one that is down,
+    refuses the key or does not serve the model fails here, in a second, with what to do."""
+    import os
+
+    from codesearch_core.cli.propose_cmds import model_name
+    from codesearch_core.studio import probe_openai_server
+
+    if not args.base_url:
+        raise EngineError("--engine openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+    model = model_name(args)
+    for url in args.base_url:
+        served = probe_openai_server(url, args.api_key or os.environ.get("OPENAI_API_KEY"))
+        if served and model not in served:
+            raise EngineError(
+                f"{url} serves {', '.join(served[:5])}, not {model!r}: give --model one of them"
+            )
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from codesearch_core.cli.propose_cmds import load_blueprints
-    from codesearch_core.engines import Engine, ImportEngine, MutationEngine
-    from codesearch_core.export import evaluate, save_run
+    from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
+    from codesearch_core.cli.store_access import open_store
+    from codesearch_core.engines import PromptConfig
+    from codesearch_core.export import evaluate, import_json_runs
 
-    source: str = args.blueprints
-    if source.startswith("tag:"):
-        tag = source[4:]
-        blueprints = [bp for bp in load_blueprints("seeds") if tag in bp.tags]
-    else:
-        blueprints = load_blueprints(source, args.db)
+    if args.import_json is not None:
+        with open_store(args.db) as store:
+            report = import_json_runs(store, args.import_json)
+        print(
+            f"{len(report.imported)} run(s) imported from {args.import_json}, "
+            f"{len(report.already)} already stored"
+        )
+        for name in report.unreadable:
+            print(f"not an eval run: {name}", file=sys.stderr)
+        return EXIT_OK
+    if args.engine is None:
+        raise InputFileError("give --engine (mutations, openai, vllm or import)")
     if args.n < 1:
         raise InputFileError("--n must be at least 1")
-    engine: Engine
-    if args.engine == "import":
-        if args.file is None:
-            raise InputFileError("--engine import needs --file (the answers JSONL)")
-        engine = ImportEngine(args.file)
-    else:
-        engine = MutationEngine()
-    run = evaluate(engine, blueprints, n=args.n, label=source)
-    path = save_run(run, args.out_dir)
+    if args.engine == "import" and args.from_file is None:
+        raise InputFileError("--engine import needs --from FILE (the answers JSONL)")
+    blueprints, label = select_blueprints(args)
+    if args.engine == "openai":
+        _check_server(args)
+    try:
+        engine = build_engine(args)
+        for notice in getattr(engine, "notices", ()):
+            print(f"note: {notice}", file=sys.stderr)
+        run = evaluate(
+            engine,
+            blueprints,
+            n=args.n,
+            label=label,
+            settings=sampling_settings(args),
+            prompt=PromptConfig(schema=args.prompt_schema),
+        )
+    finally:
+        if args.engine == "vllm":
+            from codesearch_core.engines import shutdown_vllm_engine
+
+            shutdown_vllm_engine()
+    with open_store(args.db) as store:
+        store.save_eval_run(run)
     if args.json:
-        print(json.dumps({"run_id": run.run_id, "path": str(path), **run.summary}, indent=2))
+        print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
         return EXIT_OK
     overall = run.summary["overall"]
-    print(f"eval run {run.run_id} ({run.engine}:{run.model}, n={run.n}) saved to {path}")
+    print(f"eval run {run.run_id} ({run.engine}:{run.model}, n={run.n}, {label}) stored")
     for key, value in overall.items():
         print(f"  {key:<18} {value if not isinstance(value, float) else round(value, 3)}")
     print("by tag (mean reward, pass@k):")
     for tag, s in run.summary["by_tag"].items():
-        print(f"  {tag:<24} {s['mean_reward'] or 0:.3f}  {s['pass_at_k'] or 0:.2f}")
+        print(f"  {tag:<34} {s['mean_reward'] or 0:.3f}  {s['pass_at_k'] or 0:.2f}")
     return EXIT_OK

@@ -73,6 +73,24 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         default=1,
         help=f"proposals per blueprint, 1 to {MAX_N} (default 1; mutations: at most one per kind)",
     )
+    add_engine_arguments(p)
+
+    imported = p.add_argument_group("import")
+    imported.add_argument("--from", dest="from_file", type=Path, metavar="FILE")
+    imported.add_argument("--skip-bad", action="store_true", help="skip bad lines, list them")
+
+    out = p.add_argument_group("output (one of)")
+    where = out.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, metavar="FILE.jsonl", help="write proposals as JSONL")
+    where.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
+    out.add_argument("--append", action="store_true", help="append to an existing --out file")
+    out.add_argument("--chunk", type=int, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
+    p.set_defaults(func=run_propose)
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """The model, sampling, vllm and openai options (`codesearch propose` and `codesearch eval`
+    take the same ones; `build_engine` reads them)."""
     model_help = "model: a Hugging Face id, a local directory or a preset (" + ", ".join(
         preset.key for preset in PRESETS
     )
@@ -154,18 +172,6 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     openai.add_argument("--max-concurrency", type=int, default=8)
     openai.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
 
-    imported = p.add_argument_group("import")
-    imported.add_argument("--from", dest="from_file", type=Path, metavar="FILE")
-    imported.add_argument("--skip-bad", action="store_true", help="skip bad lines, list them")
-
-    out = p.add_argument_group("output (one of)")
-    where = out.add_mutually_exclusive_group()
-    where.add_argument("--out", type=Path, metavar="FILE.jsonl", help="write proposals as JSONL")
-    where.add_argument("--db", type=Path, help=f"the store (default {config.db_path()})")
-    out.add_argument("--append", action="store_true", help="append to an existing --out file")
-    out.add_argument("--chunk", type=int, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
-    p.set_defaults(func=run_propose)
-
 
 def run_propose(args: argparse.Namespace) -> int:
     # Checked before anything is loaded or built: a typo must not reach vLLM or a server.
@@ -186,17 +192,10 @@ def run_propose(args: argparse.Namespace) -> int:
 
 
 def _propose(args: argparse.Namespace, blueprints: list[Blueprint]) -> int:
-    engine = _build_engine(args)
+    engine = build_engine(args)
     for notice in getattr(engine, "notices", ()):
         print(f"note: {notice}", file=sys.stderr)
-    preset = _preset(args)
-    defaults = SamplingSettings()
-    settings = SamplingSettings(
-        temperature=_first(args.temperature, preset and preset.temperature, defaults.temperature),
-        top_p=_first(args.top_p, preset and preset.top_p, defaults.top_p),
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-    )
+    settings = sampling_settings(args)
     prompt = PromptConfig(schema=args.prompt_schema)
     sink = _open_sink(args, blueprints)
     progress = ProgressBar(len(blueprints), f"{engine.name}:{engine.model}")
@@ -239,6 +238,18 @@ def _propose(args: argparse.Namespace, blueprints: list[Blueprint]) -> int:
     for err in skipped:
         print(f"skipped: {err}", file=sys.stderr)
     return 1 if skipped else 0
+
+
+def sampling_settings(args: argparse.Namespace) -> SamplingSettings:
+    """The sampling flags, else the preset's, else the defaults."""
+    preset = _preset(args)
+    defaults = SamplingSettings()
+    return SamplingSettings(
+        temperature=_first(args.temperature, preset and preset.temperature, defaults.temperature),
+        top_p=_first(args.top_p, preset and preset.top_p, defaults.top_p),
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+    )
 
 
 def _chunk_progress(progress: ProgressBar, start: int, size: int) -> ProgressFn:
@@ -289,7 +300,7 @@ def _preset(args: argparse.Namespace) -> ModelPreset | None:
         return None
 
 
-def _model(args: argparse.Namespace) -> str:
+def model_name(args: argparse.Namespace) -> str:
     preset = _preset(args)
     return preset.hf_id if preset else str(args.model)
 
@@ -316,7 +327,9 @@ def _max_model_len(args: argparse.Namespace, preset: ModelPreset | None) -> int 
     return preset.max_model_len if preset else None
 
 
-def _build_engine(args: argparse.Namespace) -> Engine:
+def build_engine(args: argparse.Namespace) -> Engine:
+    """The engine the flags name (`add_engine_arguments`; `--engine`, `--from`, `--skip-bad`).
+    vLLM's engine is built here (and can fail to start: an EngineError with its last error)."""
     if args.engine == "mutations":
         return MutationEngine()
     if args.engine == "import":
@@ -329,7 +342,7 @@ def _build_engine(args: argparse.Namespace) -> Engine:
         return OpenAIEngine(
             OpenAISettings(
                 base_urls=tuple(args.base_url),
-                model=_model(args),
+                model=model_name(args),
                 api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
                 schema_mode=args.schema_mode,
                 tool_format=_tool_format(args),
@@ -342,7 +355,7 @@ def _build_engine(args: argparse.Namespace) -> Engine:
     preset = _preset(args)
     return get_vllm_engine(
         VllmSettings(
-            model=_model(args),
+            model=model_name(args),
             tensor_parallel_size=args.tp,
             pipeline_parallel_size=args.pp,
             # None: 4096, or the model's own limit when smaller (the engine says which)

@@ -10,7 +10,7 @@ Line format::
      "pins": {"src/App.tsx": "<sha256 of the file>"}, "snapshot": "<corpus snapshot id>"}
 
 `tags`, `difficulty` (default medium), `notes`, `counter_calls` (the strongest wrong calls the author
-found), `pins` and `snapshot` (both filled in by `codesearch seeds pin`: the expected files' sha256
+found), `split` (`train`, the default, or `eval`: held out of exports), `pins` and `snapshot` (both filled in by `codesearch seeds pin`: the expected files' sha256
 and the corpus snapshot id the spans were checked on) may be left out. A plan seed's
 `reference_call` is a plan, `{"steps": [{"call": ..., "restrict_to_previous": true}, ...]}` (two or
 three steps; the last step's findings are the plan's). Errors name the line and the field,
@@ -32,7 +32,7 @@ from typing import IO, Any, Final
 from codesearch_core import config
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
-from codesearch_core.models import Blueprint, CounterCall, Difficulty, Span
+from codesearch_core.models import Blueprint, CounterCall, Difficulty, Span, Split
 from codesearch_core.tools import parse_plan, parse_tool_call, resolve_in_corpus
 
 MAX_INTENT_CHARS: Final = 2000
@@ -47,7 +47,7 @@ SLUG_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 LANGUAGE_RE: Final = re.compile(r"^[a-z][a-z0-9+#_-]{0,31}$")
 
 _REQUIRED: Final = ("id", "intent", "corpus", "language", "reference_call", "expected")
-_OPTIONAL: Final = ("tags", "difficulty", "notes", "counter_calls", "pins", "snapshot")
+_OPTIONAL: Final = ("tags", "difficulty", "notes", "counter_calls", "pins", "snapshot", "split")
 MAX_COUNTER_CALLS: Final = 16
 _SHA256_RE: Final = re.compile(r"^[0-9a-f]{64}$")
 
@@ -222,7 +222,15 @@ def blueprint_from_dict(d: Any) -> Blueprint:
         pins=_pins(d.get("pins", {})),
         plan=plan,
         snapshot=_snapshot(d.get("snapshot")),
+        split=_split(d.get("split", Split.TRAIN.value)),
     )
+
+
+def _split(value: Any) -> Split:
+    if value not in [x.value for x in Split]:
+        allowed = ", ".join(x.value for x in Split)
+        raise _bad("split", f"{value!r} is not one of: {allowed}")
+    return Split(value)
 
 
 def _snapshot(value: Any) -> str | None:
@@ -253,6 +261,8 @@ def blueprint_to_dict(bp: Blueprint) -> dict[str, Any]:
         d["pins"] = dict(bp.pins)
     if bp.snapshot:
         d["snapshot"] = bp.snapshot
+    if bp.split is not Split.TRAIN:  # written only when held out: seed files keep their bytes
+        d["split"] = bp.split.value
     return d
 
 

@@ -3,18 +3,19 @@ preference, GRPO prompts, OpenAI SFT and DPO, LLaMA-Factory ShareGPT), the atomi
 their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL's GRPOTrainer.
 
 Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
-`CodeSearchReward`; evaluation runs (`evaluate`, `save_run`, `list_runs`, `compare`). Imports `store`, `engines` (the prompt and the repair of model output) and below.
+`CodeSearchReward`; evaluation (`evaluate`: an engine's answers run and graded into an eval run
+the store keeps, `compare`, `import_json_runs`). Imports `store`, `engines` (the prompt and the
+repair of model output) and below.
 """
 
 from codesearch_core.export.card import READERS as FORMAT_READERS
 from codesearch_core.export.evaluation import (
     METRICS,
-    EvalRun,
+    JsonImport,
     compare,
-    evals_dir,
     evaluate,
-    list_runs,
-    save_run,
+    full_summary,
+    import_json_runs,
 )
 from codesearch_core.export.records import ALWAYS_REFERENCE, OBSERVED, RANKED, ExportFormat
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
@@ -35,16 +36,15 @@ __all__ = [
     "PARSE_FAILURE_REWARD",
     "RANKED",
     "CodeSearchReward",
-    "EvalRun",
     "ExportFormat",
+    "JsonImport",
     "compare",
     "completion_text",
-    "evals_dir",
     "evaluate",
     "export",
     "export_path",
-    "list_runs",
+    "full_summary",
+    "import_json_runs",
     "manifest_path",
     "preview",
-    "save_run",
 ]

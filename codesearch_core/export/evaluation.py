@@ -1,11 +1,14 @@
 """Evaluating an engine on a blueprint set: every answer executed and graded, summarized overall,
-per tag and per language (like BFCL's categories), saved as an eval run, compared item by item.
+per tag and per language (like BFCL's categories), stored as an eval run, compared item by item.
 
-An eval run is a JSON file under `evals_dir()` (`<data>/evals`, or `CODESEARCH_EVALS`): it holds
-each blueprint's answers (raw text, the repaired call, its reward, span F1, tool choice) and the
-summary, so runs made on different days (or machines) can be set side by side without a store.
+An eval run lives in the store (`store.evals`: tables `eval_runs` and `eval_items`), with each
+blueprint's answers (raw text, the repaired call, its reward, span F1, tool choice, and what the
+call found), so runs made on different days can be set side by side and any answer opened in the
+review card's diff view without running anything again. Runs the first version of `codesearch
+eval` wrote as JSON files are imported once with `import_json_runs` (`codesearch eval
+--import-json DIR`); the files are left where they are.
 
-Summary metrics, over the blueprints with at least one answer:
+Summary metrics, over the blueprints of the set (an answer-less blueprint counts against pass@k):
 - `mean_reward` and `mean_span_f1`: over every answer (a failed run or no call counts 0 F1);
 - `tool_accuracy`: answers whose tool (ast-grep vs ripgrep) is the reference call's;
 - `pcre2_violations`: answers using a look-around or back-reference without `pcre2`;
@@ -17,23 +20,21 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from codesearch_core import config
-from codesearch_core.engines import Engine
-from codesearch_core.errors import CodesearchError, InputFileError
+from codesearch_core.engines import Engine, ProgressFn, PromptConfig, SamplingSettings
+from codesearch_core.errors import EngineError, InputFileError
 from codesearch_core.export.observe import Observer
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, Proposal
+from codesearch_core.store import PASS_REWARD, EvalAnswer, EvalItem, EvalRun, Store
 
-#: An answer this good counts as solving its blueprint (for pass@k).
-PASS_REWARD: Final = 0.9
 METRICS: Final = (
     "mean_reward",
     "mean_span_f1",
@@ -43,66 +44,27 @@ METRICS: Final = (
     "repair_rate",
     "pass_at_k",
 )
+#: Findings kept per answer for the diff view; a call that finds thousands of lines is wrong
+#: already, and its first findings show how.
+MAX_KEPT_FINDINGS: Final = 200
 
 
-def evals_dir() -> Path:
-    return Path(os.environ.get("CODESEARCH_EVALS", config.data_dir() / "evals"))
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    raw_text: str
-    call: dict[str, Any] | None
-    repaired: bool
-    reward: float
-    span_f1: float
-    tool_ok: bool
-    pcre2_violation: bool
-    error: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class EvalItem:
-    blueprint_id: str
-    tags: tuple[str, ...]
-    language: str
-    reference_tool: str
-    answers: tuple[Answer, ...]
-
-    @property
-    def best_reward(self) -> float:
-        return max((a.reward for a in self.answers), default=0.0)
-
-
-@dataclass(frozen=True, slots=True)
-class EvalRun:
-    run_id: str
-    engine: str
-    model: str
-    n: int
-    blueprints: str
-    created_at: str
-    items: tuple[EvalItem, ...]
-    summary: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _answer(proposal: Proposal, bp: Blueprint, observer: Observer) -> Answer:
+def _answer(proposal: Proposal, bp: Blueprint, observer: Observer) -> EvalAnswer:
     if proposal.call is None:
-        return Answer(proposal.raw_text, None, False, 0.0, 0.0, False, False, proposal.error)
+        return EvalAnswer(proposal.raw_text, None, False, 0.0, 0.0, False, False, proposal.error)
     run = observer.run(proposal.call, bp.corpus)
     grade, reward = score(run, proposal.call, bp.expected)
-    return Answer(
+    return EvalAnswer(
         raw_text=proposal.raw_text,
-        call={"name": proposal.call.name.value, "arguments": dict(proposal.call.arguments)},
+        call=proposal.call.to_dict(),
         repaired=bool(proposal.repairs),
         reward=reward.total,
         span_f1=grade.span_f1 if grade is not None else 0.0,
         tool_ok=proposal.call.name is bp.reference_call.name,
         pcre2_violation=reward.components.get("R_pcre2_rule", 0.0) < 0,
         error=run.error,
+        findings=run.findings[:MAX_KEPT_FINDINGS],
+        truncated=run.truncated or len(run.findings) > MAX_KEPT_FINDINGS,
     )
 
 
@@ -141,69 +103,92 @@ def full_summary(items: Sequence[EvalItem]) -> dict[str, Any]:
     }
 
 
+def _no_answer(proposals: Sequence[Proposal]) -> str | None:
+    """Why the engine answered nothing at all (every request failed before any text came back),
+    or None: an engine that cannot answer is an error, not a run of zeros."""
+    if any(p.raw_text or p.call is not None for p in proposals):
+        return None
+    first = next((p.error for p in proposals if p.error), "")
+    return first or "it returned no answers"
+
+
 def evaluate(
-    engine: Engine, blueprints: Sequence[Blueprint], *, n: int = 1, label: str = ""
+    engine: Engine,
+    blueprints: Sequence[Blueprint],
+    *,
+    n: int = 1,
+    label: str = "",
+    settings: SamplingSettings | None = None,
+    prompt: PromptConfig | None = None,
+    on_progress: ProgressFn | None = None,
 ) -> EvalRun:
-    """Ask `engine` for `n` answers per blueprint, run and grade each; plans are left out (one
-    call cannot answer them). An empty set is an error, not an empty run."""
+    """Ask `engine` for `n` answers per blueprint, run and grade each (on a few threads: each run
+    is a child process); plans are left out (one call cannot answer them). An empty set is an
+    InputFileError and an engine that answers nothing an EngineError, never an empty run."""
     single = [bp for bp in blueprints if bp.plan is None]
     if not single:
-        raise InputFileError("nothing to evaluate: the blueprint set has no single-call blueprint")
-    proposals = engine.propose(single, n=n)
+        plans = len(blueprints) - len(single)
+        raise InputFileError(
+            "nothing to evaluate: the blueprint set is empty"
+            if not blueprints
+            else f"nothing to evaluate: the set's {plans} blueprint(s) are all plans, which one "
+            "call cannot answer"
+        )
+    proposals = engine.propose(
+        single, n=n, settings=settings, prompt=prompt, on_progress=on_progress
+    )
+    why = _no_answer(proposals)
+    if why is not None:
+        raise EngineError(f"{engine.name}:{engine.model} gave no answer to any blueprint: {why}")
     by_bp: dict[str, list[Proposal]] = defaultdict(list)
     for proposal in proposals:
         by_bp[proposal.blueprint_id].append(proposal)
     observer = Observer()
-    items = tuple(
-        EvalItem(
-            blueprint_id=bp.id,
-            tags=tuple(bp.tags),
-            language=bp.language,
-            reference_tool=bp.reference_call.name.value,
-            answers=tuple(_answer(p, bp, observer) for p in by_bp.get(bp.id, [])[:n]),
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        jobs = {
+            bp.id: [pool.submit(_answer, p, bp, observer) for p in by_bp.get(bp.id, [])[:n]]
+            for bp in single
+        }
+        items = tuple(
+            EvalItem(
+                blueprint_id=bp.id,
+                tags=tuple(bp.tags),
+                language=bp.language,
+                reference_tool=bp.reference_call.name.value,
+                answers=tuple(job.result() for job in jobs[bp.id]),
+                corpus=bp.corpus,
+            )
+            for bp in single
         )
-        for bp in single
-    )
     created = datetime.now(UTC)
-    run_id = f"{created:%Y%m%d-%H%M%S-%f}-{engine.name}"
     return EvalRun(
-        run_id=run_id,
+        run_id=f"{created:%Y%m%d-%H%M%S-%f}-{engine.name}",
         engine=engine.name,
         model=engine.model,
         n=n,
         blueprints=label,
-        created_at=created.isoformat(),
+        created_at=created.replace(tzinfo=None).isoformat(),
         items=items,
         summary=full_summary(items),
     )
 
 
-def save_run(run: EvalRun, folder: Path | None = None) -> Path:
-    """Write the run as `<folder>/<run_id>.json`, whole or not at all."""
-    folder = folder or evals_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{run.run_id}.json"
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(run.to_dict(), fh, ensure_ascii=False, indent=1)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise CodesearchError(f"cannot save the eval run in {folder}: {err.strerror}") from err
-    return path
+# --- the first version's JSON files --------------------------------------------------------------
 
 
-def _item(d: dict[str, Any]) -> EvalItem:
+def _legacy_item(d: dict[str, Any]) -> EvalItem:
     return EvalItem(
         blueprint_id=d["blueprint_id"],
         tags=tuple(d["tags"]),
         language=d["language"],
         reference_tool=d["reference_tool"],
-        answers=tuple(Answer(**a) for a in d["answers"]),
+        answers=tuple(EvalAnswer.from_dict(a) for a in d["answers"]),
+        corpus=str(d.get("corpus", "")),
     )
 
 
-def load_run(path: Path) -> EvalRun:
+def load_json_run(path: Path) -> EvalRun:
+    """A run as the first `codesearch eval` saved it (`<run_id>.json`)."""
     d = json.loads(path.read_text(encoding="utf-8"))
     return EvalRun(
         run_id=d["run_id"],
@@ -212,33 +197,56 @@ def load_run(path: Path) -> EvalRun:
         n=d["n"],
         blueprints=d["blueprints"],
         created_at=d["created_at"],
-        items=tuple(_item(i) for i in d["items"]),
+        items=tuple(_legacy_item(i) for i in d["items"]),
         summary=d["summary"],
     )
 
 
-def list_runs(folder: Path | None = None) -> list[EvalRun]:
-    """The saved runs, newest first (unreadable files are skipped)."""
-    runs = []
-    for path in sorted((folder or evals_dir()).glob("*.json"), reverse=True):
+@dataclass(frozen=True, slots=True)
+class JsonImport:
+    imported: tuple[str, ...]
+    already: tuple[str, ...]
+    unreadable: tuple[str, ...]
+
+
+def import_json_runs(store: Store, folder: Path) -> JsonImport:
+    """Store every run saved as JSON in `folder` that the store lacks (by run id; importing twice
+    adds nothing). A file that is not such a run is named in `unreadable`, not fatal."""
+    if not folder.is_dir():
+        raise InputFileError(f"{folder} is not a folder of eval runs")
+    imported: list[str] = []
+    already: list[str] = []
+    unreadable: list[str] = []
+    for path in sorted(folder.glob("*.json")):
         try:
-            runs.append(load_run(path))
+            run = load_json_run(path)
         except (OSError, ValueError, KeyError, TypeError):
+            unreadable.append(path.name)
             continue
-    return runs
+        (imported if store.save_eval_run(run) else already).append(run.run_id)
+    return JsonImport(tuple(imported), tuple(already), tuple(unreadable))
+
+
+# --- comparing -----------------------------------------------------------------------------------
 
 
 def compare(a: EvalRun, b: EvalRun) -> list[dict[str, Any]]:
-    """The blueprints both runs answered, with each run's best reward and the change (b - a)."""
+    """The blueprints both runs answered, with each run's best reward, the change (b - a) and
+    its verdict (better, worse, same), worst first."""
     best_b = {item.blueprint_id: item.best_reward for item in b.items}
-    rows = [
-        {
-            "blueprint_id": item.blueprint_id,
-            "a": item.best_reward,
-            "b": best_b[item.blueprint_id],
-            "change": best_b[item.blueprint_id] - item.best_reward,
-        }
-        for item in a.items
-        if item.blueprint_id in best_b
-    ]
+    rows = []
+    for item in a.items:
+        if item.blueprint_id not in best_b:
+            continue
+        change = best_b[item.blueprint_id] - item.best_reward
+        verdict = "better" if change > 1e-9 else "worse" if change < -1e-9 else "same"
+        rows.append(
+            {
+                "blueprint_id": item.blueprint_id,
+                "a": item.best_reward,
+                "b": best_b[item.blueprint_id],
+                "change": change,
+                "verdict": verdict,
+            }
+        )
     return sorted(rows, key=lambda r: (r["change"], r["blueprint_id"]))

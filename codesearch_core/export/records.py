@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from codesearch_core import config
 from codesearch_core.corpora import corpus_root
-from codesearch_core.errors import CodesearchError
+from codesearch_core.errors import CodesearchError, InputFileError
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
 from codesearch_core.export.observe import Observed, Observer
 from codesearch_core.export.targets import (
@@ -40,7 +40,7 @@ from codesearch_core.export.targets import (
     openai_sft_record,
     sharegpt_record,
 )
-from codesearch_core.models import Blueprint, ToolCall, ToolName
+from codesearch_core.models import Blueprint, Split, ToolCall, ToolName
 from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store
 from codesearch_core.tools import check_runnable, parse_tool_call
 
@@ -282,8 +282,8 @@ def _prompt_rows(store: Store, filters: QueueFilters, counter: ExportCounts) -> 
     for _, group in groupby(rows, key=lambda r: r.blueprint_id):
         items = list(group)
         if items[0].proposal_id is not None:
-            # A plan blueprint has no single reference call: one call cannot answer it.
-            counter.add("skipped_plan")
+            # A plan blueprint has no single reference call: one call cannot answer it (the
+            # manifest counts plan blueprints as skipped: `export_filters`).
             continue
         yield items[0]
 
@@ -319,6 +319,20 @@ def _observed(
             yield done, job.result()
 
 
+def export_filters(filters: QueueFilters | None, *, include_eval: bool) -> QueueFilters:
+    """The filters an export applies: accepted items, and the held-out (`split: eval`) blueprints
+    left out unless `include_eval` (then `filters.split` chooses, if set)."""
+    filters = replace(filters or QueueFilters(), decision=DecisionState.ACCEPTED)
+    if include_eval:
+        return filters
+    if filters.split == Split.EVAL:
+        raise InputFileError(
+            "the eval split is held out of exports: ask for it with --include-eval "
+            "(include_eval=True)"
+        )
+    return replace(filters, split=Split.TRAIN.value)
+
+
 def records(
     store: Store,
     fmt: ExportFormat | str,
@@ -326,11 +340,13 @@ def records(
     *,
     with_meta: bool = False,
     include_reference: bool = False,
+    include_eval: bool = False,
     counter: ExportCounts | None = None,
 ) -> Generator[dict[str, Any], None, None]:
-    """The export's records in order, streamed (what `export` writes and the app previews)."""
+    """The export's records in order, streamed (what `export` writes and the app previews).
+    Blueprints of the eval split are left out unless `include_eval`."""
     fmt = ExportFormat(fmt)
-    filters = replace(filters or QueueFilters(), decision=DecisionState.ACCEPTED)
+    filters = export_filters(filters, include_eval=include_eval)
     counter = counter or ExportCounts()
     observer = Observer()
     if fmt is ExportFormat.PAIRS:

@@ -13,9 +13,16 @@ the same reward the studio stores for a proposal (`grading.rewards`).
 
 It never raises: a completion that is not a call, an unknown blueprint, or any failure scores
 `PARSE_FAILURE_REWARD` (and is counted in `stats`), because an exception in a reward function
-stops a training run hours in. It is thread-safe, and runs are cached by (call, corpus root):
-GRPO samples the same call many times for one prompt, and a call is run once (a second thread
-asking for a call that is running waits for that run instead of starting another).
+stops a training run hours in. It is thread-safe, and runs are cached by (call, corpus snapshot
+id) (`corpora.snapshot`): GRPO samples the same call many times for one prompt, and a call is run
+once (a second thread asking for a call that is running waits for that run instead of starting
+another); a corpus whose bytes change gets a new snapshot id, so no run made on the old bytes is
+reused. The snapshot id is checked again at most every `snapshot_ttl_s` seconds per corpus (a
+check stats every file; a snapshot added with `codesearch corpus add` is read-only anyway).
+
+A batch's completions are scored on a thread pool (`workers`, default four per CPU): the work is
+the tool's child process, during which the thread waits without the GIL, so more threads than
+cores keep both cores busy with tool runs (benchmarks/bench_reward.py).
 """
 
 from __future__ import annotations
@@ -24,13 +31,20 @@ import contextlib
 import json
 import os
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final
 
-from codesearch_core.corpora import corpus_root, load_seed_blueprints, read_blueprints_jsonl
+from codesearch_core.corpora import (
+    check_corpus,
+    corpus_root,
+    load_seed_blueprints,
+    read_blueprints_jsonl,
+)
 from codesearch_core.engines import DEFAULT_TOOL_FORMAT, get_tool_format, proposal_from_text
+from codesearch_core.errors import CodesearchError
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, RunResult, ToolCall
 from codesearch_core.store import Store
@@ -40,6 +54,10 @@ from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S, run_t
 PARSE_FAILURE_REWARD: Final = 0.0
 #: Runs kept in the cache; the oldest go first beyond it.
 DEFAULT_CACHE_SIZE: Final = 100_000
+#: How long a corpus's snapshot id is trusted before its files are checked again.
+DEFAULT_SNAPSHOT_TTL_S: Final = 30.0
+#: Threads per CPU: each mostly waits for a tool's child process.
+THREADS_PER_CPU: Final = 4
 
 _RunKey = tuple[str, str]
 
@@ -57,6 +75,7 @@ class CodeSearchReward:
         max_findings: int = DEFAULT_MAX_FINDINGS,
         cache_size: int = DEFAULT_CACHE_SIZE,
         blueprint_column: str = "blueprint_id",
+        snapshot_ttl_s: float = DEFAULT_SNAPSHOT_TTL_S,
     ) -> None:
         # TRL names each reward function's logged metric after `__name__`.
         self.__name__ = "codesearch_reward"
@@ -66,12 +85,16 @@ class CodeSearchReward:
         self._max_findings = max_findings
         self._cache_size = max(cache_size, 1)
         self._column = blueprint_column
+        self._snapshot_ttl_s = snapshot_ttl_s
         self._roots: dict[str, Path] = {}
+        #: corpus -> (snapshot id, or the root's path where there is none; when it was checked)
+        self._snapshots: dict[str, tuple[str, float]] = {}
         self._runs: dict[_RunKey, Future[RunResult]] = {}
         self._lock = threading.Lock()
         # Each run is a child process: threads overlap them without the GIL in the way.
         self._pool = ThreadPoolExecutor(
-            max_workers=workers or os.cpu_count() or 2, thread_name_prefix="codesearch-reward"
+            max_workers=workers or THREADS_PER_CPU * (os.cpu_count() or 2),
+            thread_name_prefix="codesearch-reward",
         )
         self.stats: dict[str, int] = {
             "completions": 0,
@@ -176,9 +199,24 @@ class CodeSearchReward:
             self._roots[corpus] = root
         return root
 
+    def _snapshot(self, corpus: str, root: Path) -> str:
+        """The corpus's snapshot id as it is now (checked at most every `snapshot_ttl_s`); the
+        root's path for a folder whose files cannot be listed (the run will say why)."""
+        now = time.monotonic()
+        known = self._snapshots.get(corpus)
+        if known is not None and now - known[1] < self._snapshot_ttl_s:
+            return known[0]
+        try:
+            snapshot = check_corpus(corpus).content_id
+        except (CodesearchError, OSError):
+            snapshot = f"path:{root}"
+        with self._lock:
+            self._snapshots[corpus] = (snapshot, now)
+        return snapshot
+
     def _run(self, call: ToolCall, corpus: str) -> RunResult:
         root = self._root(corpus)
-        key = (call.to_json(), str(root))
+        key = (call.to_json(), self._snapshot(corpus, root))
         with self._lock:
             future = self._runs.get(key)
             owner = future is None

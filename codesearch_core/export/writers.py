@@ -35,7 +35,13 @@ from codesearch_core import config
 from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
 from codesearch_core.export.card import card_info, card_is_ours, card_text, dataset_info_text
-from codesearch_core.export.records import ALWAYS_REFERENCE, ExportCounts, ExportFormat, records
+from codesearch_core.export.records import (
+    ALWAYS_REFERENCE,
+    ExportCounts,
+    ExportFormat,
+    export_filters,
+    records,
+)
 from codesearch_core.store import QueueFilters, Store, utc_now
 from codesearch_core.tools import pid_alive
 
@@ -98,6 +104,34 @@ def _left_out(store: Store, filters: QueueFilters) -> dict[str, int]:
     return {k: n for k, n in counts.items() if k != "answers"}
 
 
+def _skipped(
+    store: Store,
+    fmt: ExportFormat,
+    filters: QueueFilters,
+    include_reference: bool,
+    include_eval: bool,
+    counter: ExportCounts,
+) -> dict[str, dict[str, Any]]:
+    """What the export left out whole, by reason, with the number of blueprints (also in
+    `counts`): plan blueprints, whose reference no single-call layout can hold (every layout here
+    is one call per answer), and the held-out eval split."""
+    found = store.export_blueprint_counts(filters)
+    skipped: dict[str, dict[str, Any]] = {}
+    if (include_reference or fmt in ALWAYS_REFERENCE) and found["plan"]:
+        counter.counts["skipped_plan"] = found["plan"]
+        skipped["plan"] = {
+            "blueprints": found["plan"],
+            "reason": f"a plan's reference is several calls; {fmt.value} holds one call per answer",
+        }
+    if not include_eval and found["eval"]:
+        counter.counts["held_out_eval"] = found["eval"]
+        skipped["eval_split"] = {
+            "blueprints": found["eval"],
+            "reason": "held out for evaluation (split: eval); --include-eval exports them",
+        }
+    return skipped
+
+
 def preview(
     store: Store,
     fmt: ExportFormat | str,
@@ -106,10 +140,18 @@ def preview(
     limit: int = 5,
     with_meta: bool = False,
     include_reference: bool = False,
+    include_eval: bool = False,
 ) -> list[dict[str, Any]]:
     """The first `limit` records an export would write (for those who may export)."""
     store.require(Action.EXPORT)
-    stream = records(store, fmt, filters, with_meta=with_meta, include_reference=include_reference)
+    stream = records(
+        store,
+        fmt,
+        filters,
+        with_meta=with_meta,
+        include_reference=include_reference,
+        include_eval=include_eval,
+    )
     try:
         return list(islice(stream, max(limit, 0)))
     finally:
@@ -265,17 +307,20 @@ def export(
     filters: QueueFilters | None = None,
     with_meta: bool = False,
     include_reference: bool = False,
+    include_eval: bool = False,
     license: str = "other",
 ) -> Manifest:
     """Write the export, its manifest and the folder's dataset card; returns the manifest. Refused
     (AccessDenied) unless the store's actor may export; the export is recorded in the audit trail.
-    `license` is the card's license field (the corpora and intents are the studio owner's)."""
+    `license` is the card's license field (the corpora and intents are the studio owner's).
+    Blueprints of the eval split are left out (and counted) unless `include_eval`."""
     store.require(Action.EXPORT)
     fmt = ExportFormat(fmt)
     out_path = Path(out_path)
     if out_path.resolve() == store.path.resolve():
         raise StoreError(f"{out_path} is the store itself; choose another file for the export")
-    filters = filters or QueueFilters()
+    given = filters or QueueFilters()
+    filters = export_filters(given, include_eval=include_eval)
     fingerprint = store.fingerprint()
     counter = ExportCounts()
     stream = records(
@@ -284,12 +329,15 @@ def export(
         filters,
         with_meta=with_meta,
         include_reference=include_reference,
+        include_eval=include_eval,
         counter=counter,
     )
     data_tmp, result = _write_temp(out_path, _jsonl_fill(stream), "export")
+    skipped = _skipped(store, fmt, filters, include_reference, include_eval, counter)
     try:
         # The decision filter does not apply: exports take accepted (and, for pairs, rejected) items.
-        exported_filters = {k: v for k, v in filters.to_dict().items() if k != "decision"}
+        # The split held out is in `include_eval` and `skipped`, not among the filters asked for.
+        exported_filters = {k: v for k, v in given.to_dict().items() if k != "decision"}
         manifest = Manifest(
             format=fmt.value,
             path=str(out_path),
@@ -306,6 +354,8 @@ def export(
             code_version=code_version(),
             extra={
                 "rule": EXPORT_RULE,
+                "skipped": skipped,
+                "include_eval": include_eval,
                 "left_out": _left_out(store, filters),
                 "card": card_info(
                     fmt, out_path.name, counter.corpora, license, with_meta=with_meta

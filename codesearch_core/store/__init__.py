@@ -4,13 +4,15 @@ Public API: `Store` (`store.core`: the handle; every read and write goes through
 records it takes and returns (`store.types`: `QueueFilters`, `ReviewItem`, `ImportReport`, ...).
 The other modules are its parts: `connect` (opening a file), `schema` (tables, migrations),
 `writes`, `queries`, `rows`, `dashboard`, `export_rows`, `pinning` (snapshots and drift: `DriftItem`,
-`StaleRun`, `corpus_snapshot`). Imports `corpora` and below; importing
+`StaleRun`, `corpus_snapshot`), `evals` (eval runs: `EvalRun`, `EvalItem`, `EvalAnswer`; the
+split). Imports `corpora` and below; importing
 files into it (`ingest`) and exporting from it (`export`) are layers above.
 """
 
 from codesearch_core.store.core import Store
 from codesearch_core.store.decisions import check_reviewer
 from codesearch_core.store.drafts import DRAFT_STATUSES, Draft
+from codesearch_core.store.evals import PASS_REWARD, EvalAnswer, EvalItem, EvalRun
 from codesearch_core.store.pinning import DriftItem, StaleRun, corpus_snapshot
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
@@ -32,6 +34,7 @@ from codesearch_core.store.types import (
 
 __all__ = [
     "DRAFT_STATUSES",
+    "PASS_REWARD",
     "AuditEntry",
     "AuditFilters",
     "BlueprintConflictError",
@@ -40,6 +43,9 @@ __all__ = [
     "DecisionState",
     "Draft",
     "DriftItem",
+    "EvalAnswer",
+    "EvalItem",
+    "EvalRun",
     "ExportRow",
     "ImportReport",
     "PendingExecution",

@@ -36,6 +36,7 @@ from codesearch_core.store.base import raise_if_interrupted
 from codesearch_core.store.check import StoreCheck, check_store
 from codesearch_core.store.draft_store import DraftStore
 from codesearch_core.store.drift_store import DriftStore
+from codesearch_core.store.eval_store import EvalStore
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     BlueprintFilters,
@@ -62,7 +63,7 @@ _MAX_TEXT: Final = 20_000
 COVERAGE_GRADES_SINCE: Final = 7
 
 
-class Store(DraftStore, DriftStore):
+class Store(DraftStore, DriftStore, EvalStore):
     """A handle on one store file. Thread-safe; close it (or use `with`) when done."""
 
     def _after_open(self) -> None:
@@ -408,6 +409,10 @@ class Store(DraftStore, DriftStore):
             raise StoreError(f"could not read the store {self.path}: {err}") from err
         finally:
             self._release(cur)
+
+    def export_blueprint_counts(self, filters: QueueFilters) -> dict[str, int]:
+        """Blueprints an export cannot take whole: "plan" and "eval" (the held-out split)."""
+        return self._read(lambda cur: store_export_query.blueprint_counts(cur, filters))
 
     def export_answer_counts(self, filters: QueueFilters) -> dict[str, int]:
         """Proposals matching `filters` that the export rule takes ("answers") and those it leaves

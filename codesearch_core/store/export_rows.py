@@ -209,3 +209,22 @@ def answer_counts(cur: duckdb.DuckDBPyConnection, f: QueueFilters) -> dict[str, 
     )
     assert row is not None
     return {name: int(n) for (name, _), n in zip(ANSWER_COUNTS, row, strict=True)}
+
+
+def blueprint_counts(cur: duckdb.DuckDBPyConnection, f: QueueFilters) -> dict[str, int]:
+    """Blueprints matching `f`'s blueprint filters that an export cannot take whole, for its
+    manifest: "plan" (a plan's reference is several calls, which no single-call layout holds) and
+    "eval" (held out: `split = 'eval'`, counted whatever `f.split` says)."""
+    bp_where, bp_p = blueprint_clauses(replace(f, tool=None))
+    held_where, held_p = blueprint_clauses(replace(f, tool=None, split=None))
+    row = first_row(
+        cur.execute(
+            "SELECT (SELECT count(*) FROM blueprints b WHERE b.plan IS NOT NULL AND "
+            f"{' AND '.join(bp_where) or 'TRUE'}), "
+            "(SELECT count(*) FROM blueprints b WHERE b.split = 'eval' AND "
+            f"{' AND '.join(held_where) or 'TRUE'})",
+            [*bp_p, *held_p],
+        )
+    )
+    assert row is not None
+    return {"plan": int(row[0]), "eval": int(row[1])}

@@ -70,6 +70,10 @@ def blueprint_clauses(f: QueueFilters | BlueprintFilters) -> tuple[list[str], li
     if f.tag:
         clauses.append("list_contains(b.tags, ?)")
         params.append(f.tag)
+    if f.split:
+        clauses.append("b.split = ?")
+        params.append(f.split)
+    # Last: `list_blueprints` widens this clause to the id too.
     if f.text:
         clauses.append("b.intent ILIKE ? ESCAPE '\\'")
         params.append(like_pattern(f.text))

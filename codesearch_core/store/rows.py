@@ -19,6 +19,7 @@ from codesearch_core.models import (
     PlanStep,
     Proposal,
     Span,
+    Split,
     ToolCall,
     ToolName,
     canonical_json,
@@ -45,6 +46,7 @@ BLUEPRINT_COLUMNS: Final = (
     "plan",
     "snapshot_id",
     "tool_versions",
+    "split",
     "source",
     "created_at",
     "updated_at",
@@ -77,7 +79,7 @@ PROPOSAL_COLUMNS: Final = (
 #: What `blueprint_from_row` reads, in order.
 BLUEPRINT_SELECT: Final = (
     "b.id, b.intent, b.reference_call, b.corpus, b.expected, b.language, b.tags, b.difficulty, "
-    "b.notes, b.counter_calls, b.plan, b.snapshot_id"
+    "b.notes, b.counter_calls, b.plan, b.snapshot_id, b.split"
 )
 
 #: What `stored_proposal_from_row` reads, in order.
@@ -124,6 +126,7 @@ def blueprint_row(bp: Blueprint, *, source: str, now: datetime) -> tuple[Any, ..
         # The tools that checked the spans: the ones installed now (a blueprint is stored right
         # after its reference ran, or its seed file was verified).
         tool_versions_json(),
+        bp.split.value,
         source,
         now,
         now,
@@ -155,6 +158,7 @@ def blueprint_from_row(row: Sequence[Any]) -> Blueprint:
         ),
         plan=_plan(row[10]) if len(row) > 10 and row[10] else None,
         snapshot=row[11] if len(row) > 11 else None,
+        split=Split(row[12]) if len(row) > 12 and row[12] else Split.TRAIN,
     )
 
 

@@ -68,8 +68,8 @@ class ReviewSettings:
 class QueueFilters:
     """Filters of the review queue and of exports. Unset fields do not filter.
 
-    `tool`, `language`, `tag` and `text` (a case-insensitive substring of the intent) are about the
-    blueprint; `proposed_tool`, `engine`, `model`, `mutation_kind` and `valid_only` about the proposal;
+    `tool`, `language`, `tag`, `text` (a case-insensitive substring of the intent) and `split` are
+    about the blueprint; `proposed_tool`, `engine`, `model`, `mutation_kind` and `valid_only` about the proposal;
     `min_f1`/`max_f1` bound the grade's span F1 (inclusive) and drop ungraded items.
     """
 
@@ -87,6 +87,9 @@ class QueueFilters:
     max_f1: float | None = None
     decision: DecisionState = DecisionState.UNDECIDED
     reviewer: str | None = None  # whose queue: "undecided", "skipped" and "mine" are per reviewer
+    #: The blueprint's split ("train" or "eval"); exports set "train" unless asked for the
+    #: held-out blueprints too.
+    split: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The filters that are set, for manifests and logs."""
@@ -225,6 +228,7 @@ class BlueprintFilters:
     corpus: str | None = None
     difficulty: str | None = None
     text: str | None = None  # case-insensitive substring of the intent or the id
+    split: str | None = None  # "train" or "eval" (the held-out blueprints)
 
 
 @dataclass(frozen=True, slots=True)

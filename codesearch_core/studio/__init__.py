@@ -2,7 +2,8 @@
 
 `studio.drafts` (blueprint authoring and uploads), `studio.review` (next item, findings diff,
 re-running an edited call), `studio.synthesized` (the Drafts queue's card, a blueprint's
-provenance, the Synthesize page's run), `studio.propose` (engines into the store), `studio.diff` (the findings
+provenance, the Synthesize page's run), `studio.evaluations` (eval runs side by side, compared,
+an answer for the diff view), `studio.propose` (engines into the store), `studio.diff` (the findings
 diff rows), `studio.code` (code windows and marked lines as HTML), `studio.forms` (the tool-call
 forms). The top of the library: imports every layer below, and nothing imports it but `pages/`.
 """
@@ -17,7 +18,7 @@ from codesearch_core.studio.code import (
     marked_window_html,
     render_lines_html,
 )
-from codesearch_core.studio.diff import Change, FindingStatus, call_diff
+from codesearch_core.studio.diff import Change, FindingRow, FindingStatus, call_diff
 from codesearch_core.studio.drafts import (
     EXPECTED_COLUMNS,
     BlueprintDraft,
@@ -31,6 +32,18 @@ from codesearch_core.studio.drafts import (
     parse_tags,
     spans_from_table,
     suggest_blueprint_id,
+)
+from codesearch_core.studio.evaluations import (
+    CATEGORIES,
+    CHART_METRICS,
+    AnswerView,
+    Comparison,
+    answer_views,
+    category_chart,
+    category_rows,
+    comparison,
+    item_choices,
+    overall_table,
 )
 from codesearch_core.studio.forms import (
     AstGrepForm,
@@ -76,17 +89,22 @@ from codesearch_core.studio.synthesized import (
 from codesearch_core.synthesis import SynthesisCounts
 
 __all__ = [
+    "CATEGORIES",
+    "CHART_METRICS",
     "EDIT_ENGINE",
     "EXPECTED_COLUMNS",
     "FILTER_PARAMS",
     "ITEM_PARAM",
     "REJECT_REASONS",
     "SYNTHESIS_STAGES",
+    "AnswerView",
     "AstGrepForm",
     "BlueprintDraft",
     "Change",
+    "Comparison",
     "DraftCard",
     "FieldKind",
+    "FindingRow",
     "FindingStatus",
     "FormField",
     "FormResult",
@@ -99,13 +117,17 @@ __all__ = [
     "accepted_examples",
     "add_expected_span",
     "all_blueprints",
+    "answer_views",
     "ast_grep_form_of",
     "blueprint_from_draft",
     "blueprint_provenance",
     "build_call",
     "call_diff",
     "call_from_json_text",
+    "category_chart",
+    "category_rows",
     "check_upload",
+    "comparison",
     "draft_card",
     "draft_from_blueprint",
     "draft_from_run",
@@ -120,8 +142,10 @@ __all__ = [
     "form_values",
     "hit_windows",
     "infer_language",
+    "item_choices",
     "marked_window_html",
     "next_item_id",
+    "overall_table",
     "parse_tags",
     "probe_openai_server",
     "propose_into_store",

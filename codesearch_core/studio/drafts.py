@@ -20,6 +20,7 @@ from codesearch_core.models import (
     Finding,
     Plan,
     Span,
+    Split,
     ToolName,
 )
 from codesearch_core.tools import resolve_in_corpus
@@ -96,6 +97,8 @@ class BlueprintDraft:
     counter_calls: tuple[CounterCall, ...] = ()
     #: A plan seed's plan: `call` is its last step (what the editor edits); earlier steps are kept.
     plan: Plan | None = None
+    #: `eval`: held out of every export (the held-out set `codesearch eval` scores models on).
+    split: Split = Split.TRAIN
 
 
 def draft_from_blueprint(bp: Blueprint) -> BlueprintDraft:
@@ -112,6 +115,7 @@ def draft_from_blueprint(bp: Blueprint) -> BlueprintDraft:
         editing=bp.id,
         counter_calls=bp.counter_calls,
         plan=bp.plan,
+        split=bp.split,
     )
 
 
@@ -145,6 +149,7 @@ def blueprint_from_draft(draft: BlueprintDraft) -> Blueprint:
             "counter_calls": [
                 {"call": c.call.to_dict(), "why": c.why} for c in draft.counter_calls
             ],
+            "split": draft.split.value,
         }
     )
 

@@ -1,34 +1,49 @@
-"""The Evaluations page lists the saved eval runs side by side and compares two of them."""
+"""The Evaluations page lists the stored eval runs side by side, compares two of them blueprint by
+blueprint, and opens any answer in the review card's diff view."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from app_support import open_app, studio_db_fixture  # noqa: F401 (a fixture)
+from app_support import open_app, stored, studio_db_fixture  # noqa: F401 (a fixture)
 
 from codesearch_core.cli import main
+from codesearch_core.ingest import ensure_seeded
 
 
-def test_two_eval_runs_show_side_by_side_with_charts_and_a_comparison(
-    studio_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_two_eval_runs_show_side_by_side_compared_and_open_in_the_diff_view(
+    studio_db: Path,
 ) -> None:
-    monkeypatch.setenv("CODESEARCH_EVALS", str(tmp_path / "evals"))
+    with stored(studio_db) as store:
+        ensure_seeded(store)
     for n in ("1", "2"):
         assert main(["eval", "--engine", "mutations", "--blueprints", "tag:adversarial:case",
-                     "--n", n, "--out-dir", str(tmp_path / "evals")]) == 0  # fmt: skip
+                     "--n", n, "--db", str(studio_db)]) == 0  # fmt: skip
     at = open_app("pages/evaluations.py")
+    chosen = at.multiselect(key="ev:runs").value
+    assert len(chosen) == 2 and "n=2" in chosen[0]  # the newest two, newest first
+    assert len(at.dataframe) == 2  # the overall table and the item-by-item comparison
+    labels = [m.label for m in at.metric]
+    assert labels == ["Better", "Worse", "Same", "In one run only"]
+    blueprints = at.selectbox(key="ev:item").options
+    assert sum(int(m.value) for m in at.metric[:3]) == len(blueprints)
+    # The first answer is open in the review card's diff view: both calls, the changed fields,
+    # the findings marked in the corpus files (or the error that stopped the call).
+    assert any("**Proposed call**" in m.value for m in at.markdown)
+    assert any("**Reference call**" in m.value for m in at.markdown)
+    shown = [m.value for m in at.markdown] + [e.value for e in at.error]
+    assert any("**Findings**" in v or "Invalid" in v or "run failed" in v for v in shown)
+    # Another blueprint, another run: still the diff view, no exception.
+    at.selectbox(key="ev:answer_run").select(chosen[1]).run()
+    at.selectbox(key="ev:item").select(blueprints[-1]).run()
     assert not at.exception
-    assert len(at.multiselect(key="ev:runs").value) == 2  # the newest two, side by side
-    assert len(at.dataframe) >= 2  # the overall table and the item-by-item comparison
-    assert [m.label for m in at.metric] == ["Better", "Worse", "Same"]
-    assert sum(int(m.value) for m in at.metric) == len(at.selectbox(key="ev:item").options)
+    assert any("**Reference call**" in m.value for m in at.markdown)
+    # Per language instead of per tag: the chart follows.
+    at.segmented_control(key="ev:cat").set_value("by_language").run()
+    assert not at.exception
 
 
-def test_without_runs_the_page_says_how_to_make_one(
-    studio_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("CODESEARCH_EVALS", str(tmp_path / "none"))
+def test_without_runs_the_page_says_how_to_make_one(studio_db: Path) -> None:
     at = open_app("pages/evaluations.py")
     assert not at.exception
     assert any("codesearch eval" in i.value for i in at.info)

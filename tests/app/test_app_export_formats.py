@@ -11,6 +11,7 @@ from app_support import (
     open_app,
     reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
+    stored,
     studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
@@ -34,3 +35,26 @@ def test_the_export_page_offers_every_format_and_writes_ranked_pairs_unreviewed(
     rows = [json.loads(x) for x in (tmp_path / "out" / "pref.jsonl").read_text().splitlines()]
     assert rows and all(r["margin"] > 0 for r in rows)
     assert (tmp_path / "out" / "README.md").is_file()
+
+
+def test_the_eval_split_is_held_out_until_the_toggle_includes_it(
+    studio_db: Path, reviewable_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "out"))
+    seed_reviewable(studio_db, reviewable_template)
+    with stored(studio_db) as store:
+        ledger = [bp.id for bp in store.list_blueprints(limit=1000).items if bp.corpus == "ledger"]
+        store.set_split(ledger, "eval")
+    at = open_app("pages/export.py")
+    at.selectbox(key="ex:format").set_value("hf-prompts").run()
+    assert any(f"{len(ledger)} blueprint(s) of the eval split are held out" in c
+               for c in texts(at, "caption"))  # fmt: skip
+    at.text_input(key="ex:path:hf-prompts").input("p.jsonl").run()
+    at.button(key="ex:write").click().run()
+    written = (tmp_path / "out" / "p.jsonl").read_text().splitlines()
+    assert not set(ledger) & {json.loads(x)["blueprint_id"] for x in written}
+    at.toggle(key="ex:eval").set_value(True).run()
+    at.button(key="ex:write").click().run()
+    assert not at.exception and not texts(at, "error")
+    written = (tmp_path / "out" / "p.jsonl").read_text().splitlines()
+    assert set(ledger) <= {json.loads(x)["blueprint_id"] for x in written}

@@ -218,7 +218,7 @@ def test_the_vllm_engine_is_shut_down_however_the_command_ends(
     from codesearch_core.cli import propose_cmds
 
     shut_down: list[bool] = []
-    monkeypatch.setattr(propose_cmds, "_build_engine", lambda args: _Interrupted(error))
+    monkeypatch.setattr(propose_cmds, "build_engine", lambda args: _Interrupted(error))
     monkeypatch.setattr(engines, "shutdown_vllm_engine", lambda: shut_down.append(True))
     out = tmp_path / "p.jsonl"
     argv = ["propose", "--engine", "vllm", "--model", "m", "--ids", SEED_IDS[0], "--out", str(out)]
@@ -231,7 +231,7 @@ def test_requests_that_got_no_answer_are_counted_and_the_first_is_named(
 ) -> None:
     from codesearch_core.cli import propose_cmds
 
-    monkeypatch.setattr(propose_cmds, "_build_engine", lambda args: _Interrupted(None))
+    monkeypatch.setattr(propose_cmds, "build_engine", lambda args: _Interrupted(None))
     out = tmp_path / "p.jsonl"
     argv = ["propose", "--engine", "vllm", "--ids", *SEED_IDS, "--out", str(out)]
     assert main(argv) == 0
@@ -252,7 +252,7 @@ def test_an_existing_out_file_is_refused_before_a_model_is_loaded(
     def no_engine(args: object) -> None:
         raise AssertionError("the engine was built")
 
-    monkeypatch.setattr(propose_cmds, "_build_engine", no_engine)
+    monkeypatch.setattr(propose_cmds, "build_engine", no_engine)
     out = tmp_path / "p.jsonl"
     out.write_text("keep me\n", encoding="utf-8")
     assert main(["propose", "--engine", "vllm", "--model", "m", "--out", str(out)]) == 2

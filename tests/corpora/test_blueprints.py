@@ -21,7 +21,7 @@ from codesearch_core.corpora.blueprints import (
     write_blueprints_jsonl,
 )
 from codesearch_core.errors import InputFileError, ToolCallError
-from codesearch_core.models import Blueprint, Difficulty, Span, ToolName
+from codesearch_core.models import Blueprint, Difficulty, Span, Split, ToolName
 
 
 def bp_dict(**overrides: Any) -> dict[str, Any]:
@@ -67,6 +67,15 @@ def test_optional_fields_take_defaults_and_empty_notes_are_left_out() -> None:
     bp = blueprint_from_dict(d)
     assert (bp.tags, bp.difficulty, bp.notes) == ((), Difficulty.MEDIUM, "")
     assert "notes" not in blueprint_to_dict(bp)
+
+
+def test_split_eval_round_trips_and_train_is_left_out_of_the_line() -> None:
+    held = blueprint_from_dict(bp_dict(split="eval"))
+    assert held.split is Split.EVAL and blueprint_to_dict(held) == bp_dict(split="eval")
+    assert blueprint_from_dict(bp_dict()).split is Split.TRAIN
+    assert "split" not in blueprint_to_dict(blueprint_from_dict(bp_dict(split="train")))
+    with pytest.raises(InputFileError, match="split: 'test' is not one of: train, eval"):
+        blueprint_from_dict(bp_dict(split="test"))
 
 
 @pytest.mark.parametrize(

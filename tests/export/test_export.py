@@ -23,6 +23,7 @@ from store_helpers import (
     run_ok,
 )
 
+from codesearch_core.errors import InputFileError
 from codesearch_core.export.formats import OPENAI_TOOLS, xlam_tools
 from codesearch_core.export.writers import ExportFormat, export, manifest_path, preview
 from codesearch_core.models import CounterCall, Plan, PlanStep, Proposal, sha256_hex
@@ -350,5 +351,35 @@ def test_a_plan_blueprints_reference_is_no_single_call_gold(store: Store, tmp_pa
     plan = Plan((PlanStep(rg_call("handler_2")), PlanStep(bp.reference_call, True)))
     store.upsert_blueprint(dataclasses.replace(bp, plan=plan))
     out = tmp_path / "xlam.jsonl"
-    export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
+    manifest = export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
     assert "bp-002" not in {r["meta"]["blueprint_id"] for r in _read(out)}
+    # Skipped, and the manifest says how many and why.
+    assert manifest.counts["skipped_plan"] == 1
+    skipped = manifest.extra["skipped"]["plan"]
+    assert skipped["blueprints"] == 1 and "xlam holds one call per answer" in skipped["reason"]
+    on_disk = json.loads(manifest_path(out).read_text(encoding="utf-8"))
+    assert on_disk["extra"]["skipped"]["plan"] == skipped
+    # Without the reference calls nothing of the plan is asked for: nothing is skipped.
+    assert "skipped_plan" not in export(store, ExportFormat.XLAM, out).counts
+
+
+def test_the_eval_split_is_held_out_of_exports_unless_asked(store: Store, tmp_path: Path) -> None:
+    assert store.set_split(["bp-000"], "eval") == 1
+    out = tmp_path / "xlam.jsonl"
+    held = export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
+    assert "bp-000" not in {r["meta"]["blueprint_id"] for r in _read(out)}
+    assert held.counts["held_out_eval"] == 1 and "split" not in held.filters
+    assert "split: eval" in held.extra["skipped"]["eval_split"]["reason"]
+    assert all(r["meta"]["blueprint_id"] != "bp-000" for r in preview(store, "xlam", limit=50,
+                                                                       with_meta=True))  # fmt: skip
+    every = export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True,
+                   include_eval=True)  # fmt: skip
+    assert "bp-000" in {r["meta"]["blueprint_id"] for r in _read(out)}
+    assert every.rows == held.rows + 3  # its two accepted answers and its reference call
+    assert "held_out_eval" not in every.counts and every.extra["include_eval"] is True
+    # Asking for the eval split alone needs include_eval: held out means held out.
+    with pytest.raises(InputFileError, match="--include-eval"):
+        export(store, ExportFormat.XLAM, out, filters=QueueFilters(split="eval"))
+    only = export(store, ExportFormat.XLAM, out, filters=QueueFilters(split="eval"),
+                  include_eval=True, with_meta=True)  # fmt: skip
+    assert {r["meta"]["blueprint_id"] for r in _read(out)} == {"bp-000"} and only.rows == 2

@@ -155,3 +155,36 @@ def test_a_reward_over_a_stores_blueprints(tmp_path: Path) -> None:
     with fn:
         texts = [_hermes(bp.reference_call) for bp in blueprints]
         assert fn(completions=texts, blueprint_id=[bp.id for bp in blueprints]) == [1.0, 1.0]
+
+
+def test_runs_are_cached_by_the_corpus_snapshot_so_edited_bytes_are_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codesearch_core.models import Span
+    from codesearch_core.tools.schemas import parse_tool_call
+
+    corpora = tmp_path / "corpora"
+    (corpora / "mini").mkdir(parents=True)
+    source = corpora / "mini" / "app.py"
+    source.write_text("x = 1  # TODO: one\n", encoding="utf-8")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(corpora))
+    call = parse_tool_call({"name": "ripgrep_search", "arguments": {"pattern": "TODO"}})
+    bp = Blueprint("mini-todo", "Find the TODO notes", call, "mini", (Span("app.py", 1, 1),),
+                   "python")  # fmt: skip
+    text = _hermes(call)
+    # A snapshot checked on every batch, and one trusted for an hour.
+    with (
+        CodeSearchReward([bp], snapshot_ttl_s=0) as fresh,
+        CodeSearchReward([bp], snapshot_ttl_s=3600) as trusting,
+    ):
+        assert fresh(completions=[text], blueprint_id=[bp.id]) == [1.0]
+        assert trusting(completions=[text], blueprint_id=[bp.id]) == [1.0]
+        assert fresh(completions=[text], blueprint_id=[bp.id]) == [1.0]
+        assert (fresh.stats["runs"], fresh.stats["cache_hits"]) == (1, 1)
+        # New bytes, a new snapshot id: the call runs again and finds the second note.
+        source.write_text("x = 1  # TODO: one\ny = 2  # TODO: two\n", encoding="utf-8")
+        assert fresh(completions=[text], blueprint_id=[bp.id])[0] < 1.0
+        assert fresh.stats["runs"] == 2
+        # Within its time-to-live the snapshot is not looked at again.
+        assert trusting(completions=[text], blueprint_id=[bp.id]) == [1.0]
+        assert trusting.stats["runs"] == 1

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jsonschema
+import llamafactory_support
 import pytest
 import yaml
 from export_support import Loader, seed_blueprints
@@ -221,6 +223,45 @@ def test_sharegpt_follows_llama_factorys_rules_and_has_its_dataset_info_entry(
         tools = json.loads(row[columns["tools"]])
         assert {t["name"] for t in tools} == {"ast_grep_search", "ripgrep_search"}
         assert isinstance(row[columns["system"]], str)
+
+
+@pytest.mark.skipif(llamafactory_support.load() is None, reason=llamafactory_support.skip_reason())
+def test_llama_factory_reads_the_sharegpt_export_with_its_own_code(
+    seed_exports: Path, hf_load: Loader
+) -> None:
+    lf = llamafactory_support.load()
+    assert lf is not None
+    # Its parser reads our dataset_info.json entry into the dataset's attributes.
+    (attr,) = lf.parser.get_dataset_list(["sharegpt"], str(seed_exports))
+    assert (attr.load_from, attr.formatting, attr.ranking) == ("file", "sharegpt", False)
+    assert (attr.dataset_name, attr.messages, attr.tools) == ("sharegpt.jsonl", "conversations",
+                                                              "tools")  # fmt: skip
+    convert = lf.converter.SharegptDatasetConverter(attr, SimpleNamespace(media_dir=""))
+    # Qwen2.5's tool formatting, as its `qwen` template renders tools and function turns.
+    tools_text = lf.formatter.ToolFormatter(tool_format="qwen")
+    calls_text = lf.formatter.FunctionFormatter(slots=["{{content}}"], tool_format="qwen")
+    lf.logger.warnings.clear()
+    rows = list(hf_load(seed_exports / attr.dataset_name))
+    assert rows
+    for row in rows:
+        example = convert(row)
+        # A broken example comes back with no prompt and no response (and a warning).
+        assert example["_response"] and example["_prompt"], lf.logger.warnings
+        roles = [m["role"] for m in example["_prompt"] + example["_response"]]
+        assert roles == ["user", "function", "observation", "assistant"]
+        assert example["_system"] == row["system"] and example["_tools"] == row["tools"]
+        # The tools column renders (a JSON list of function definitions) ...
+        (tools,) = tools_text.apply(content=example["_tools"])
+        assert '"name": "ast_grep_search"' in tools and '"name": "ripgrep_search"' in tools
+        # ... and the function turn renders as Qwen's <tool_call>, which parses back to the call.
+        function = next(m for m in example["_prompt"] if m["role"] == "function")
+        rendered = "".join(
+            s for s in calls_text.apply(content=function["content"]) if isinstance(s, str)
+        )
+        (parsed,) = tools_text.extract(rendered)
+        call = parse_tool_call({"name": parsed.name, "arguments": json.loads(parsed.arguments)})
+        assert call == parse_tool_call(json.loads(function["content"]))
+    assert lf.logger.warnings == []
 
 
 # --- hf-prompts and what the formats cannot hold --------------------------------------------------

@@ -48,9 +48,11 @@ def _write_v1_store(path: Path) -> None:
     apply_migrations(conn, current=0, upto=1)
     bp = blueprint(1)
     now = utc_now()
-    # v1 had no counter_calls or plan column (v7 added them), nor the pins (v9).
+    # v1 had no counter_calls or plan column (v7 added them), nor the pins (v9), nor the split
+    # (v10).
     values = dict(zip(BLUEPRINT_COLUMNS, blueprint_row(bp, source="v1", now=now), strict=True))
     del values["counter_calls"], values["plan"], values["snapshot_id"], values["tool_versions"]
+    del values["split"]
     conn.execute(
         f"INSERT INTO blueprints ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
         list(values.values()),

@@ -17,7 +17,7 @@ from codesearch_core.corpora.blueprints import (
 )
 from codesearch_core.errors import InputFileError
 from codesearch_core.ingest.seeds import seed_blueprints
-from codesearch_core.models import CounterCall, Difficulty, Finding, Span
+from codesearch_core.models import CounterCall, Difficulty, Finding, Span, Split
 from codesearch_core.store.core import Store
 from codesearch_core.studio import drafts
 
@@ -177,3 +177,12 @@ def test_editing_a_plan_blueprint_edits_its_last_step_and_keeps_the_others() -> 
     assert saved.reference_dict()["steps"][0] == {**plan["steps"][0], "restrict_to_previous": False}
     assert saved.reference_call.to_dict() == edited_call
     assert saved.plan.steps[1].restrict_to_previous
+
+
+def test_the_split_goes_through_the_editor_and_is_saved(seeded: Store) -> None:
+    bp = seed_blueprints()[0]
+    draft = replace(drafts.draft_from_blueprint(bp), split=Split.EVAL)
+    assert drafts.blueprint_from_draft(draft).split is Split.EVAL
+    assert seeded.upsert_blueprint(drafts.blueprint_from_draft(draft)) == "updated"
+    stored = seeded.get_blueprint(bp.id)
+    assert stored is not None and drafts.draft_from_blueprint(stored).split is Split.EVAL

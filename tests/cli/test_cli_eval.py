@@ -1,0 +1,229 @@
+"""`codesearch eval` with every engine `propose` has: mutations, an OpenAI-compatible server (a
+real HTTP server in this process that answers like `vllm serve`), answers imported from a file,
+and vLLM (the CPU build, in its venv); the blueprint set from seeds, a tag or the store's eval
+split; the run stored in the store. An engine that cannot start and an empty set are clear errors.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codesearch_core.cli import main
+from codesearch_core.corpora.blueprints import load_seed_blueprints
+from codesearch_core.engines import proposal_to_json
+from codesearch_core.ingest import ensure_seeded
+from codesearch_core.models import Proposal
+from codesearch_core.store import Store
+from tests.vllm_support.env import skip_reason, tiny_model_dir, vllm_python
+
+TAG = "adversarial:case"
+
+
+def tagged() -> list[Any]:
+    return [bp for bp in load_seed_blueprints() if TAG in bp.tags and bp.plan is None]
+
+
+class OracleServer:
+    """An OpenAI-compatible server that serves one model and answers each prompt with the
+    reference call of the seed whose intent it holds, as `tool_calls` (vLLM's tool parser's
+    layout)."""
+
+    def __init__(self, model: str = "oracle-7b") -> None:
+        by_intent = {bp.intent: bp for bp in load_seed_blueprints()}
+        self.requests = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def _send(self, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send({"object": "list", "data": [{"id": model, "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests += 1
+                text = " ".join(str(m.get("content", "")) for m in body["messages"])
+                bp = next(b for intent, b in by_intent.items() if intent in text)
+                call = bp.reference_call
+                message = {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_0",
+                            "type": "function",
+                            "function": {
+                                "name": call.name.value,
+                                "arguments": json.dumps(dict(call.arguments)),
+                            },
+                        }
+                    ],
+                }
+                choices = [
+                    {"index": i, "message": message, "finish_reason": "tool_calls"}
+                    for i in range(body.get("n", 1))
+                ]
+                self._send({"choices": choices, "usage": {"prompt_tokens": 9}})
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        server = self
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def oracle() -> Iterator[OracleServer]:
+    s = OracleServer()
+    yield s
+    s.close()
+
+
+def stored_runs(db: Path) -> list[Any]:
+    with Store(db) as store:
+        return [store.get_eval_run(r.run_id) for r in store.eval_runs()]
+
+
+def test_mutations_on_the_seeds_print_per_tag_scores_and_store_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.duckdb"
+    code = main(["eval", "--engine", "mutations", "--blueprints", "seeds", "--json",
+                 "--db", str(db)])  # fmt: skip
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    seeds = [bp for bp in load_seed_blueprints() if bp.plan is None]
+    assert printed["overall"]["blueprints"] == len(seeds)
+    assert TAG in printed["by_tag"] and "python" in printed["by_language"]
+    (run,) = stored_runs(db)
+    assert run.run_id == printed["run_id"] and run.engine == "mutations"
+    assert len(run.items) == len(seeds)
+
+
+def test_an_openai_compatible_server_is_evaluated_like_any_engine(
+    oracle: OracleServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.duckdb"
+    code = main(["eval", "--engine", "openai", "--base-url", oracle.url, "--model", "oracle-7b",
+                 "--blueprints", f"tag:{TAG}", "--n", "2", "--json", "--db", str(db)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    overall = json.loads(capsys.readouterr().out)["overall"]
+    assert overall["blueprints"] == len(tagged()) == oracle.requests
+    assert overall["answers"] == 2 * len(tagged())
+    assert overall["mean_reward"] == pytest.approx(1.0) and overall["pass_at_k"] == 1.0
+    (run,) = stored_runs(db)
+    assert (run.engine, run.model, run.n) == ("openai", "oracle-7b", 2)
+    assert run.blueprints == f"seeds tag:{TAG}"
+
+
+def test_a_server_that_is_down_or_serves_another_model_is_a_clear_error(
+    oracle: OracleServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.duckdb"
+    with socket_closed() as dead:
+        code = main(["eval", "--engine", "openai", "--base-url", dead, "--model", "m",
+                     "--db", str(db)])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot reach {dead}/models") and "Is the server running" in err
+    code = main(["eval", "--engine", "openai", "--base-url", oracle.url, "--model", "other",
+                 "--db", str(db)])  # fmt: skip
+    assert code == 2
+    assert "serves oracle-7b, not 'other'" in capsys.readouterr().err
+    assert oracle.requests == 0 and not db.exists()  # nothing ran, nothing was stored
+
+
+class socket_closed:
+    """A base URL where nothing listens."""
+
+    def __enter__(self) -> str:
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        return f"http://127.0.0.1:{port}/v1"
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+
+def test_imported_answers_and_the_eval_split_of_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.duckdb"
+    with Store(db) as store:
+        ensure_seeded(store)
+    held = [bp.id for bp in tagged()]
+    assert main(["db", "split", "eval", *held, "--db", str(db)]) == 0
+    assert f"{len(held)} of {len(held)} blueprint(s) moved to eval" in capsys.readouterr().out
+    answers = tmp_path / "answers.jsonl"
+    lines = [
+        proposal_to_json(Proposal(bp.id, "my-model", "m1", bp.reference_call.to_json(),
+                                  bp.reference_call, True))
+        for bp in tagged()
+    ]  # fmt: skip
+    answers.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = main(["eval", "--engine", "import", "--from", str(answers), "--blueprints",
+                 "split:eval", "--db", str(db), "--json"])  # fmt: skip
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["overall"]["blueprints"] == len(held)
+    assert summary["overall"]["mean_reward"] == pytest.approx(1.0)
+
+
+def test_an_empty_set_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "s.duckdb"
+    with Store(db) as store:
+        ensure_seeded(store)
+    code = main(["eval", "--engine", "mutations", "--blueprints", "split:eval", "--db", str(db)])
+    assert code == 2
+    assert "nothing to evaluate: no blueprint in store split:eval" in capsys.readouterr().err
+    assert main(["eval", "--engine", "mutations", "--blueprints", "tag:no-such-tag"]) == 2
+    assert "nothing to evaluate" in capsys.readouterr().err
+    with Store(db) as store:
+        assert store.eval_runs() == []
+
+
+@pytest.mark.vllm
+@pytest.mark.skipif(vllm_python() is None, reason=skip_reason())
+def test_vllm_that_cannot_start_is_a_clear_error_and_a_tiny_model_is_evaluated(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    from tests.engines.test_engines_vllm import bare_env, run_cli
+
+    model = tiny_model_dir(tmp_path_factory)
+    db = tmp_path / "s.duckdb"
+    args = ["eval", "--engine", "vllm", "--model", str(model), "--max-model-len", "2048",
+            "--blueprints", f"tag:{TAG}", "--db", str(db), "--json"]  # fmt: skip
+    # vLLM's `auto` thread binding wants one NUMA node per worker: the engine cannot start.
+    proc = run_cli(args, bare_env(VLLM_CPU_OMP_THREADS_BIND="auto"))
+    assert proc.returncode == 2
+    assert "Not enough allowed NUMA nodes" in proc.stderr.strip().splitlines()[-1]
+    assert not db.exists()
+    proc = run_cli(args, bare_env())
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    summary = json.loads(proc.stdout[proc.stdout.index("{\n") :])
+    assert summary["overall"]["blueprints"] == len(tagged())
+    assert summary["overall"]["answers"] == len(tagged())  # random weights: graded, not good
+    (run,) = stored_runs(db)
+    assert (run.engine, run.model) == ("vllm", str(model))

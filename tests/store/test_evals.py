@@ -1,0 +1,106 @@
+"""Schema v10 in the real DuckDB store: the held-out split of blueprints (set, filtered, kept
+through an upgrade from v9) and eval runs (stored once, listed, read back, deleted by a lead)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from store_helpers import blueprint, finding
+
+from codesearch_core.access import AccessDenied, Actor, Mode
+from codesearch_core.errors import InputFileError
+from codesearch_core.models import Split
+from codesearch_core.store import BlueprintFilters, EvalAnswer, EvalItem, EvalRun, Store
+from codesearch_core.store.schema import SCHEMA_VERSION
+
+
+def a_run(run_id: str = "20261125-101010-000001-mutations") -> EvalRun:
+    answer = EvalAnswer(
+        raw_text='{"name": "ripgrep_search"}',
+        call={"name": "ripgrep_search", "arguments": {"pattern": "h0"}},
+        repaired=True,
+        reward=0.42,
+        span_f1=0.5,
+        tool_ok=False,
+        pcre2_violation=False,
+        findings=(finding(line=2),),
+    )
+    items = (
+        EvalItem("bp-000", ("structure",), "python", "ast_grep_search", (answer,), "fixtures"),
+        EvalItem("bp-001", (), "go", "ripgrep_search", (), "fixtures"),
+    )
+    summary = {"overall": {"blueprints": 2, "mean_reward": 0.42}, "by_tag": {}, "by_language": {}}
+    return EvalRun(run_id, "mutations", "m1", 1, "seeds", "2026-11-25T10:10:10", items, summary)
+
+
+def test_split_is_train_by_default_and_marking_eval_is_an_audited_edit(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as store:
+        store.add_blueprints([blueprint(0), blueprint(1), blueprint(2)])
+        assert {bp.split for bp in store.list_blueprints().items} == {Split.TRAIN}
+        assert store.set_split(["bp-000", "bp-001", "bp-000"], "eval") == 2
+        assert store.set_split(["bp-000"], Split.EVAL) == 0  # already there
+        held = store.list_blueprints(BlueprintFilters(split="eval"))
+        assert [bp.id for bp in held.items] == ["bp-000", "bp-001"]
+        # The split filter sits beside the text search (which also matches ids).
+        found = store.list_blueprints(BlueprintFilters(split="eval", text="bp-001"))
+        assert [bp.id for bp in found.items] == ["bp-001"]
+        revisions = store.blueprint_revisions("bp-000")
+        assert len(revisions) == 2 and revisions[-1].data["split"] == "eval"
+        assert "blueprints.split" in [e.action for e in store.audit_log()]
+        with pytest.raises(InputFileError, match="no blueprint with id 'nope'"):
+            store.set_split(["bp-002", "nope"], "eval")
+        assert store.get_blueprint("bp-002").split is Split.TRAIN  # type: ignore[union-attr]
+        assert store.set_split(["bp-000"], "train") == 1
+
+
+def test_an_annotator_may_not_move_blueprints_between_splits(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as store:
+        store.add_blueprints([blueprint(0)])
+        store.set_role("ann@example.com", "annotator")
+        ann = store.acting_as(Actor("ann@example.com", Mode.OIDC))
+        with pytest.raises(AccessDenied):
+            ann.set_split(["bp-000"], "eval")
+
+
+def test_a_v9_store_is_upgraded_with_every_blueprint_in_train(tmp_path: Path) -> None:
+    path = tmp_path / "v9.duckdb"
+    with Store(path) as store:
+        store.add_blueprints([blueprint(0)])
+    conn = duckdb.connect(str(path))
+    for statement in (
+        "DROP TABLE eval_items",
+        "DROP TABLE eval_runs",
+        "ALTER TABLE blueprints DROP COLUMN split",
+        "DELETE FROM schema_version WHERE version >= 10",
+    ):
+        conn.execute(statement)
+    conn.close()
+    with Store(path) as store:
+        assert (store.found_version, store.schema_version) == (9, SCHEMA_VERSION)
+        assert store.get_blueprint("bp-000").split is Split.TRAIN  # type: ignore[union-attr]
+        assert store.eval_runs() == []
+
+
+def test_an_eval_run_is_stored_once_read_back_whole_and_deleted_by_a_lead(
+    tmp_path: Path,
+) -> None:
+    run = a_run()
+    with Store(tmp_path / "s.duckdb") as store:
+        assert store.save_eval_run(run) is True
+        assert store.save_eval_run(run) is False
+        (listed,) = store.eval_runs()
+        assert listed.items == () and listed.summary == run.summary
+        assert listed.created_by and listed.label.startswith("mutations:m1 n=1")
+        back = store.get_eval_run(run.run_id)
+        assert back is not None and back.items == run.items
+        assert back.items[0].best_reward == 0.42 and back.items[1].best_reward == 0.0
+        assert store.get_eval_run("nope") is None
+        store.set_role("ann@example.com", "annotator")
+        ann = store.acting_as(Actor("ann@example.com", Mode.OIDC))
+        assert ann.save_eval_run(a_run("20261125-101011-000001-x"))  # annotators evaluate
+        with pytest.raises(AccessDenied):
+            ann.delete_eval_run(run.run_id)
+        assert store.delete_eval_run(run.run_id) and not store.delete_eval_run(run.run_id)
+        assert [r.run_id for r in store.eval_runs()] == ["20261125-101011-000001-x"]

@@ -1,0 +1,66 @@
+"""The Evaluations page's view-model on real runs: the mutation engine and the reference answers
+on seed blueprints, run by the real tools, stored in a real store; a table and chart rows per
+category, two runs compared item by item, and answers laid out for the review card's diff view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codesearch_core import studio
+from codesearch_core.corpora import load_seed_blueprints
+from codesearch_core.engines import MutationEngine
+from codesearch_core.export import evaluate
+from codesearch_core.models import Proposal
+from codesearch_core.store import Store
+from codesearch_core.studio import FindingStatus
+
+
+class ReferenceEngine:
+    name = "reference"
+    model = "oracle"
+
+    def propose(self, blueprints: list, *, n: int = 1, **_: object) -> list[Proposal]:  # type: ignore[type-arg]
+        return [
+            Proposal(bp.id, self.name, self.model, bp.reference_call.to_json(),
+                     bp.reference_call, True)
+            for bp in blueprints
+        ]  # fmt: skip
+
+
+def test_runs_side_by_side_compared_and_opened_in_the_diff_view(tmp_path: Path) -> None:
+    seeds = [bp for bp in load_seed_blueprints() if "lang:go" in bp.tags][:4]
+    with Store(tmp_path / "s.duckdb") as store:
+        store.add_blueprints(seeds)
+        floor = evaluate(MutationEngine(), seeds, n=2, label="go")
+        ceiling = evaluate(ReferenceEngine(), seeds, label="go")  # type: ignore[arg-type]
+        store.save_eval_run(floor)
+        store.save_eval_run(ceiling)
+        runs = store.eval_runs()
+        table = studio.overall_table(runs)
+        assert [r["engine"] for r in table] == ["reference", "mutations"]
+        assert table[0]["mean_reward"] == 1.0 and table[0]["blueprints"] == len(seeds)
+
+        rows = studio.category_rows(runs, "by_language", "mean_reward")
+        assert {r["category"] for r in rows} == {"go"} and len(rows) == 2
+        chart = studio.category_chart(rows, "mean_reward").to_dict()
+        assert chart["mark"]["type"] == "bar" and chart["encoding"]["yOffset"]["field"] == "run"
+
+        a, b = (store.get_eval_run(r.run_id) for r in (runs[1], runs[0]))
+        assert a is not None and b is not None
+        cmp = studio.comparison(a, b)  # the reference against the mutations
+        assert cmp.better + cmp.same == len(seeds) and cmp.worse == 0
+        assert cmp.only_a == cmp.only_b == 0
+        choices = studio.item_choices(b, cmp.rows)
+        assert sorted(choices) == sorted(bp.id for bp in seeds)
+        assert choices[: cmp.better] == [
+            r["blueprint_id"] for r in cmp.rows if r["verdict"] != "same"
+        ]
+
+        (best,) = studio.answer_views(store, b, seeds[0].id)
+        assert best.blueprint is not None and best.blueprint.id == seeds[0].id
+        assert best.answer.reward == 1.0
+        assert best.rows and {r.status for r in best.rows} == {FindingStatus.HIT}
+        assert best.title.startswith("Answer 1: reward 1.000")
+        worse = studio.answer_views(store, a, seeds[0].id)
+        assert len(worse) == len(next(i for i in a.items if i.blueprint_id == seeds[0].id).answers)
+        assert studio.answer_views(store, a, "no-such-blueprint") == []
