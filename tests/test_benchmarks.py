@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,4 +66,6 @@ def test_the_synthesize_benchmark_runs_on_one_corpus() -> None:
 @pytest.mark.slow
 def test_the_reward_benchmark_runs_on_a_few_blueprints() -> None:
     out = run_benchmark("bench_reward.py", "--reps", "1", "--limit", "6", "--generations", "4")
-    assert "| distinct |" in out and "| grpo |" in out and "completions/s" in out
+    # Each workload with the reward's own pool and with one thread per CPU.
+    assert len(re.findall(r"^\| (distinct|grpo), \d+ threads \|", out, re.MULTILINE)) == 4
+    assert "completions/s" in out and "CPU ms per completion" in out
