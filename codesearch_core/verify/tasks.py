@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codesearch_core.corpora import corpus_root
-from codesearch_core.errors import ErrorKind, ToolCallError
+from codesearch_core.errors import CorpusError, ErrorKind, ToolCallError
 from codesearch_core.grading import score
 from codesearch_core.models import Grade, Reward, RunResult, Span, ToolCall
 from codesearch_core.tools import (
@@ -73,12 +73,16 @@ def _invalid_run(reason: str) -> RunResult:
     )
 
 
-def _resolve_root(task: VerifyTask) -> Path:
-    root = Path(task.corpus_root)
-    if root.is_dir():
-        return root
-    # On a cluster node the driver's path may not exist; the same corpus is found there by name.
-    return corpus_root(task.corpus)
+def _run(call: ToolCall, task: VerifyTask) -> RunResult:
+    try:
+        return run_tool_call(
+            call, Path(task.corpus_root), timeout_s=task.timeout_s, max_findings=task.max_findings
+        )
+    except CorpusError:
+        # On a cluster node the driver's path may not exist; the same corpus is found there by
+        # name. (Tried in this order, the usual case costs no second look at the folder.)
+        root = corpus_root(task.corpus)
+    return run_tool_call(call, root, timeout_s=task.timeout_s, max_findings=task.max_findings)
 
 
 def verify_one(task: VerifyTask) -> VerifyOutcome:
@@ -98,12 +102,7 @@ def verify_one(task: VerifyTask) -> VerifyOutcome:
         except (ToolCallError, ValueError) as err:
             run = _invalid_run(f"the stored call does not validate: {err}")
         else:
-            run = run_tool_call(
-                call,
-                _resolve_root(task),
-                timeout_s=task.timeout_s,
-                max_findings=task.max_findings,
-            )
+            run = _run(call, task)
     return VerifyOutcome(task.proposal_id, run, *score(run, call, task.expected))
 
 
