@@ -20,10 +20,12 @@ if not runs:
             icon=":material/info:")  # fmt: skip
     st.stop()
 
-by_label = {run.label: run for run in runs}
-chosen = st.multiselect("Runs", list(by_label), default=list(by_label)[:2], key="ev:runs",
-                        help="Newest first. The first two chosen are compared below.")  # fmt: skip
-shown = [by_label[label] for label in chosen]
+by_id = {run.run_id: run for run in runs}
+chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="ev:runs",
+                        format_func=lambda run_id: by_id[run_id].label,
+                        help="Newest first. The first two chosen are compared below: the first "
+                        "against the second.")  # fmt: skip
+shown = [by_id[run_id] for run_id in chosen]
 if not shown:
     st.stop()
 
@@ -42,13 +44,15 @@ else:
     st.caption("No answers to chart.")
 
 # Items are read only for the runs compared and opened: a run's summary is enough above.
-first = store.get_eval_run(shown[0].run_id)
 changes: tuple[dict[str, object], ...] = ()
-if len(shown) >= 2 and first is not None:
-    second = store.get_eval_run(shown[1].run_id)
-    if second is not None:
-        st.subheader(f"{second.label} against {first.label}", anchor=False)
-        cmp = studio.comparison(first, second)
+if len(shown) >= 2:
+    # The first run chosen against the second (the baseline): newest against the one before.
+    compared, baseline = store.get_eval_run(shown[0].run_id), store.get_eval_run(shown[1].run_id)
+    if compared is not None and baseline is not None:
+        st.subheader("Blueprint by blueprint", anchor=False)
+        st.caption(f"**{compared.label}** against the baseline **{baseline.label}**: each "
+                   "blueprint's best reward in each run.")  # fmt: skip
+        cmp = studio.comparison(baseline, compared)
         k1, k2, k3, k4 = st.columns(4)
         k1.metric("Better", cmp.better)
         k2.metric("Worse", cmp.worse)
@@ -57,11 +61,12 @@ if len(shown) >= 2 and first is not None:
         changes = cmp.rows
         if changes:
             st.dataframe(pd.DataFrame(list(changes)), width="stretch", hide_index=True,
-                         column_config={"a": "first run", "b": "second run"})  # fmt: skip
+                         column_config={"a": "baseline", "b": "compared"})  # fmt: skip
 
 st.subheader("Answers", anchor=False)
-run_label = st.selectbox("Run", [r.label for r in shown], key="ev:answer_run")
-run = store.get_eval_run(by_label[run_label].run_id) if run_label else None
+run_id = st.selectbox("Run", [r.run_id for r in shown], key="ev:answer_run",
+                      format_func=lambda i: by_id[i].label)  # fmt: skip
+run = store.get_eval_run(run_id) if run_id else None
 if run is None or not run.items:
     st.caption("This run has no answers.")
     st.stop()

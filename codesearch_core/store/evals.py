@@ -100,10 +100,10 @@ class EvalRun:
 
     @property
     def label(self) -> str:
-        """How the run is named in lists and charts."""
-        return (
-            f"{self.engine}:{self.model} n={self.n} · {self.created_at[:16]} · {self.run_id[-6:]}"
-        )
+        """How the run is named in lists and charts: model, engine, answers per blueprint, the
+        set and when (to the second; two runs of one second differ by `run_id`)."""
+        when = self.created_at[:19].replace("T", " ")
+        return f"{self.model} ({self.engine}) n={self.n} · {self.blueprints} · {when}"
 
 
 _RUN_COLUMNS: Final = "run_id, engine, model, n, blueprints, created_at, created_by, summary"

@@ -21,7 +21,10 @@ def test_two_eval_runs_show_side_by_side_compared_and_open_in_the_diff_view(
                      "--n", n, "--db", str(studio_db)]) == 0  # fmt: skip
     at = open_app("pages/evaluations.py")
     chosen = at.multiselect(key="ev:runs").value
-    assert len(chosen) == 2 and "n=2" in chosen[0]  # the newest two, newest first
+    with stored(studio_db) as store:
+        newest_first = [r.run_id for r in store.eval_runs()]
+    assert chosen == newest_first  # the newest two, newest first, compared against the older
+    assert "n=2" in at.multiselect(key="ev:runs").format_func(chosen[0])
     assert len(at.dataframe) == 2  # the overall table and the item-by-item comparison
     labels = [m.label for m in at.metric]
     assert labels == ["Better", "Worse", "Same", "In one run only"]
