@@ -126,7 +126,7 @@ def shown_errors(prefix: str = "") -> Iterator[None]:
 def file_lines(corpus_name: str, rel: str, mtime_ns: int) -> list[str]:
     """A corpus file's lines. Keyed by mtime so an edited file is read again."""
     del mtime_ns
-    return corpora.read_file_text(corpus_name, rel).splitlines()
+    return corpora.read_file_lines(corpus_name, rel)
 
 
 def lines_of(corpus_name: str, rel: str) -> list[str]:

@@ -1,8 +1,9 @@
 """Corpora and blueprints: finding a corpus and its files, reading and writing blueprint JSONL, and
 the one bounded JSONL line reader every importer uses.
 
-Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `file_encoding`, `language_for_path`,
-`main_language`, `corpus_info`, `check_corpus`, `current_snapshot`, `pin_corpus` (`corpora.corpus`);
+Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `read_file_lines`,
+`text_lines`, `file_encoding`, `language_for_path`, `main_language`, `corpus_info`, `check_corpus`,
+`current_snapshot`, `pin_corpus` (`corpora.corpus`);
 `add_corpus` (`corpora.sources`: a pinned snapshot of a folder, git checkout, sdist or npm package);
 `Manifest`, `read_manifest`, `short_id` (`corpora.snapshot`: manifests and snapshot ids); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
 `check_expected_files` (`corpora.blueprints`); `check_seed_file`, `read_seed_file`, `pin_seed_file`,
@@ -33,7 +34,9 @@ from codesearch_core.corpora.corpus import (
     main_language,
     pin_corpus,
     read_file_head,
+    read_file_lines,
     read_file_text,
+    text_lines,
     visible_files,
 )
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
@@ -97,10 +100,12 @@ __all__ = [
     "pin_seed_file",
     "read_blueprints_jsonl",
     "read_file_head",
+    "read_file_lines",
     "read_file_text",
     "read_manifest",
     "read_seed_file",
     "remove_tree",
     "short_id",
+    "text_lines",
     "visible_files",
 ]

@@ -134,6 +134,21 @@ def read_file_text(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> s
     return text.removeprefix("\ufeff")
 
 
+def text_lines(text: str) -> list[str]:
+    """`text`'s lines as rg and ast-grep number them: split at `\n` only (a CRLF line loses its
+    `\r`). `str.splitlines` also splits at form feeds, U+2028 and lone `\r`, which would shift
+    every line after one away from the line numbers of the findings."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts no line
+    return [line.removesuffix("\r") for line in lines]
+
+
+def read_file_lines(name: str, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> list[str]:
+    """The lines of one corpus file (`read_file_text`), numbered as the tools number them."""
+    return text_lines(read_file_text(name, rel, max_bytes=max_bytes))
+
+
 #: How much of a file too large to show whole the Corpus page shows (its first lines).
 HEAD_BYTES: Final = 1024 * 1024
 

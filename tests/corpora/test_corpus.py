@@ -220,3 +220,16 @@ def test_main_language_is_the_language_most_files_are_in() -> None:
     files = ["README.md", "src/a.js", "src/b.js", "src/c.py", "pom.xml"]
     assert corpus.main_language(files) == "javascript"
     assert corpus.main_language(["README.md", "notes.txt"]) is None  # ast-grep parses none
+
+
+def test_read_file_lines_numbers_lines_as_the_tools_do(corpora: Path) -> None:
+    # A form feed, U+2028 and a lone CR end lines for str.splitlines but not for rg or ast-grep:
+    # the line a finding names must be the line shown.
+    (corpora / "tiny" / "odd.py").write_bytes(
+        "a = 1\x0c\nb = 2\u2028c = 3\rd = 4\r\nTARGET = 5\n".encode()
+    )
+    lines = corpus.read_file_lines("tiny", "odd.py")
+    call = parse_tool_call({"name": "ripgrep_search", "arguments": {"pattern": "TARGET"}})
+    (found,) = run_tool_call(call, corpus.corpus_root("tiny")).findings
+    assert lines[found.start_line - 1] == "TARGET = 5"
+    assert lines == ["a = 1\x0c", "b = 2\u2028c = 3\rd = 4", "TARGET = 5"]
