@@ -79,7 +79,10 @@ for view in views:
     with st.expander(view.title, expanded=view.index == 0):
         answer, bp = view.answer, view.blueprint
         if bp is None:
-            st.warning(f"Blueprint `{view.blueprint_id}` is no longer in the store.")
+            st.warning(
+                f"Blueprint `{view.blueprint_id}` is not in the store, and this run did "
+                "not keep it: the answer can be read, not diffed."
+            )
             st.json({"call": answer.call, "raw_text": answer.raw_text, "error": answer.error})
             continue
         st.caption(f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · "

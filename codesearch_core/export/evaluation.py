@@ -157,6 +157,7 @@ def evaluate(
                 reference_tool=bp.reference_call.name.value,
                 answers=tuple(job.result() for job in jobs[bp.id]),
                 corpus=bp.corpus,
+                blueprint=bp,
             )
             for bp in single
         )

@@ -14,7 +14,9 @@ from typing import Any, Final
 
 import duckdb
 
-from codesearch_core.models import Finding, canonical_json
+from codesearch_core.corpora import blueprint_from_dict, blueprint_to_dict
+from codesearch_core.errors import CodesearchError
+from codesearch_core.models import Blueprint, Finding, canonical_json
 
 #: An answer this good counts as solving its blueprint (for pass@k).
 PASS_REWARD: Final = 0.9
@@ -68,7 +70,8 @@ class EvalAnswer:
 
 @dataclass(frozen=True, slots=True)
 class EvalItem:
-    """A blueprint of the set and the engine's answers to it."""
+    """A blueprint of the set and the engine's answers to it. `blueprint` is the blueprint as the
+    answers were graded against it (None for runs stored before schema v11)."""
 
     blueprint_id: str
     tags: tuple[str, ...]
@@ -76,6 +79,7 @@ class EvalItem:
     reference_tool: str
     answers: tuple[EvalAnswer, ...]
     corpus: str = ""
+    blueprint: Blueprint | None = None
 
     @property
     def best_reward(self) -> float:
@@ -141,11 +145,17 @@ def insert_run(cur: duckdb.DuckDBPyConnection, run: EvalRun, *, created_by: str)
             item.reference_tool,
             item.best_reward,
             json.dumps([a.to_dict() for a in item.answers], ensure_ascii=False),
+            None if item.blueprint is None else canonical_json(blueprint_to_dict(item.blueprint)),
         )
         for position, item in enumerate(run.items)
     ]
     if rows:
-        cur.executemany("INSERT INTO eval_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        cur.executemany(
+            "INSERT INTO eval_items (run_id, blueprint_id, position, corpus, language, tags, "
+            "reference_tool, best_reward, answers, blueprint) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
     return True
 
 
@@ -178,8 +188,8 @@ def get_run(cur: duckdb.DuckDBPyConnection, run_id: str) -> EvalRun | None:
     if row is None:
         return None
     rows = cur.execute(
-        "SELECT blueprint_id, tags, language, reference_tool, CAST(answers AS VARCHAR), corpus "
-        "FROM eval_items WHERE run_id = ? ORDER BY position",
+        "SELECT blueprint_id, tags, language, reference_tool, CAST(answers AS VARCHAR), corpus, "
+        "CAST(blueprint AS VARCHAR) FROM eval_items WHERE run_id = ? ORDER BY position",
         [run_id],
     ).fetchall()
     items = tuple(
@@ -190,10 +200,22 @@ def get_run(cur: duckdb.DuckDBPyConnection, run_id: str) -> EvalRun | None:
             reference_tool=r[3],
             answers=tuple(EvalAnswer.from_dict(a) for a in json.loads(r[4])),
             corpus=r[5],
+            blueprint=_blueprint(r[6]),
         )
         for r in rows
     )
     return _run(row, items)
+
+
+def _blueprint(text: str | None) -> Blueprint | None:
+    """The stored blueprint; None when there is none, or it no longer validates (a later rule):
+    the diff view then uses the store's."""
+    if text is None:
+        return None
+    try:
+        return blueprint_from_dict(json.loads(text))
+    except (CodesearchError, ValueError):
+        return None
 
 
 def delete_run(cur: duckdb.DuckDBPyConnection, run_id: str) -> bool:

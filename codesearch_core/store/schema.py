@@ -29,6 +29,7 @@ from typing import Final
 import duckdb
 
 from codesearch_core.store.schema_evals import V10 as _V10
+from codesearch_core.store.schema_evals import V11 as _V11
 
 _V1: Final[tuple[str, ...]] = (
     """
@@ -454,6 +455,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     _V8,
     _V9,
     _V10,
+    _V11,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

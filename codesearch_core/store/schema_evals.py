@@ -1,4 +1,5 @@
-"""Schema version 10 (`store.schema` replays it): the held-out split and eval runs (issue 18).
+"""Schema versions 10 and 11 (`store.schema` replays them): the held-out split and eval runs
+(issue 18).
 
 Kept apart from `store.schema` so that neither file grows past what one concern needs; like every
 migration it is appended, never edited.
@@ -42,4 +43,12 @@ V10: Final[tuple[str, ...]] = (
         PRIMARY KEY (run_id, blueprint_id)
     )
     """,
+)
+
+V11: Final[tuple[str, ...]] = (
+    # Each eval item keeps the blueprint as it was graded against (its JSONL object): the diff
+    # view shows an answer against the expected spans that gave its reward, even after the
+    # blueprint was edited, and a run over a blueprints file not in the store can be opened too.
+    # Items stored before have none: they are shown against the blueprint in the store.
+    "ALTER TABLE eval_items ADD COLUMN blueprint JSON",
 )

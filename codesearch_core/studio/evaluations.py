@@ -106,9 +106,10 @@ def comparison(a: EvalRun, b: EvalRun) -> Comparison:
 
 @dataclass(frozen=True, slots=True)
 class AnswerView:
-    """One eval answer as the review card shows it. `blueprint` is the stored blueprint (None
-    when it is no longer in the store: the answer can be listed, not diffed); `rows` the findings
-    diff against its expected spans as they are now."""
+    """One eval answer as the review card shows it. `blueprint` is the blueprint the answer was
+    graded against (kept with the run; for a run stored without it, the store's, None when the
+    store has none: the answer can be listed, not diffed); `rows` the findings diff against its
+    expected spans."""
 
     run_id: str
     blueprint_id: str
@@ -128,7 +129,7 @@ def answer_views(store: Store, run: EvalRun, blueprint_id: str) -> list[AnswerVi
     item = next((i for i in run.items if i.blueprint_id == blueprint_id), None)
     if item is None:
         return []
-    bp = store.get_blueprint(blueprint_id)
+    bp = item.blueprint or store.get_blueprint(blueprint_id)
     views = []
     for index, answer in enumerate(item.answers):
         rows: tuple[FindingRow, ...] = ()

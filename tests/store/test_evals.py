@@ -92,7 +92,9 @@ def test_an_eval_run_is_stored_once_read_back_whole_and_deleted_by_a_lead(
         assert store.save_eval_run(run) is False
         (listed,) = store.eval_runs()
         assert listed.items == () and listed.summary == run.summary
-        assert listed.created_by and listed.label == "m1 (mutations) n=1 · seeds · 2026-11-25 10:10:10"
+        assert (
+            listed.created_by and listed.label == "m1 (mutations) n=1 · seeds · 2026-11-25 10:10:10"
+        )
         back = store.get_eval_run(run.run_id)
         assert back is not None and back.items == run.items
         assert back.items[0].best_reward == 0.42 and back.items[1].best_reward == 0.0

@@ -4,6 +4,7 @@ category, two runs compared item by item, and answers laid out for the review ca
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from codesearch_core import studio
@@ -64,3 +65,23 @@ def test_runs_side_by_side_compared_and_opened_in_the_diff_view(tmp_path: Path) 
         worse = studio.answer_views(store, a, seeds[0].id)
         assert len(worse) == len(next(i for i in a.items if i.blueprint_id == seeds[0].id).answers)
         assert studio.answer_views(store, a, "no-such-blueprint") == []
+
+
+def test_an_answer_is_diffed_against_the_blueprint_it_was_graded_against(tmp_path: Path) -> None:
+    single = [b for b in load_seed_blueprints() if b.plan is None]
+    bp = next(b for b in single if len(set(b.expected)) >= 2)
+    other = next(b for b in single if b.id != bp.id)
+    with Store(tmp_path / "s.duckdb") as store:
+        store.add_blueprints([bp])  # `other` is evaluated from a file: never in the store
+        run = evaluate(ReferenceEngine(), [bp, other], label="file")  # type: ignore[arg-type]
+        store.save_eval_run(run)
+        # The blueprint's expected spans are edited after the run.
+        assert store.upsert_blueprint(replace(bp, expected=bp.expected[:1])) == "updated"
+        stored = store.get_eval_run(run.run_id)
+        assert stored is not None
+        (view,) = studio.answer_views(store, stored, bp.id)
+        (outside,) = studio.answer_views(store, stored, other.id)
+    assert view.blueprint is not None and view.blueprint.expected == bp.expected
+    assert len(view.rows) == len(set(bp.expected)) and view.answer.reward == 1.0
+    assert {r.status for r in view.rows} == {FindingStatus.HIT}
+    assert outside.blueprint is not None and outside.rows
