@@ -93,6 +93,24 @@ def test_fields_edited_in_turn_are_all_kept_and_saved(studio_db: Path) -> None:
     }
 
 
+def test_a_blueprint_saved_in_the_eval_split_is_listed_as_such(studio_db: Path) -> None:
+    at = open_app(BLUEPRINTS)
+    new_blueprint(at, "Find the println calls, held out for evaluation", "System.out.println")
+    field(at, "segmented_control", ":split").set_value("eval").run()  # type: ignore[attr-defined]
+    at.button(key="bp_run").click().run()
+    at.button(key="bp_save").click().run()
+    saved = [s for s in texts(at, "success") if "created" in s]
+    assert saved, texts(at, "error")
+    bp_id = saved[0].split("`")[1]
+    with stored(studio_db) as store:
+        bp = store.get_blueprint(bp_id)
+    assert bp is not None and bp.split.value == "eval"
+    at = open_app(BLUEPRINTS)
+    at.text_input(key="bpf:text").input(bp_id).run()
+    listed = at.dataframe[0].value
+    assert list(listed["split"]) == ["eval"]
+
+
 def test_a_span_the_call_misses_can_be_added_by_file_and_lines(studio_db: Path) -> None:
     at = open_app(BLUEPRINTS)
     new_blueprint(at, "Find the transfer method and its guard clause", "void transfer")
