@@ -3,8 +3,8 @@ corpus path resolution, PCRE2 detection, the stream parsers and the process runn
 
 Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out), `parse_tool_call`
 / `parse_plan` (JSON in, validated call out), the schemas (`TOOL_CALL_SCHEMA`, `TOOL_DESCRIPTIONS`,
-...), `resolve_in_corpus` and `requires_pcre2`. Imports only the ground floor (`models`, `errors`,
-`config`).
+...), `resolve_in_corpus`, `requires_pcre2` and `rg_occurrences` (many patterns in one lean rg
+pass, for synthesis). Imports only the ground floor (`models`, `errors`, `config`).
 """
 
 from codesearch_core.tools.argv import ArgvError, check_runnable
@@ -20,6 +20,7 @@ from codesearch_core.tools.definitions import (
     openai_tools,
     xlam_tools,
 )
+from codesearch_core.tools.occurrences import Occurrence, rg_occurrences
 from codesearch_core.tools.paths import resolve_in_corpus
 from codesearch_core.tools.pcre2 import requires_pcre2
 from codesearch_core.tools.process import pid_alive
@@ -55,6 +56,7 @@ __all__ = [
     "TOOL_DESCRIPTIONS",
     "XLAM_TOOLS_JSON",
     "ArgvError",
+    "Occurrence",
     "arguments_schema",
     "check_runnable",
     "openai_tools",
@@ -64,6 +66,7 @@ __all__ = [
     "plan_to_dict",
     "requires_pcre2",
     "resolve_in_corpus",
+    "rg_occurrences",
     "rg_path",
     "rg_type_names",
     "run_plan",
