@@ -28,6 +28,7 @@ _READ_BYTES: Final = 256 * 1024
 # A bigger pipe lets the tool write ahead while we parse (Linux default: 64 KiB; 1 MiB is the
 # unprivileged maximum).
 _PIPE_BYTES: Final = 1024 * 1024
+_DEFAULT_PIPE_BYTES: Final = 64 * 1024
 _AST_GREP_TRACE: Final = (b"sg: entity|", b"sg: summary|")
 _AST_GREP_SKIPPED: Final = re.compile(rb"^sg: entity\|file\|(.*): skipped=(\w+)\r?\n?$")
 #: Skip reasons that mean a file's matches are missing. Not `emptyFile`, nor `invalidUtf8`: ast-grep
@@ -92,8 +93,7 @@ def execute(
         try:
             assert proc.stdout is not None
             fd = proc.stdout.fileno()
-            _widen_pipe(fd)
-            os.set_blocking(fd, False)
+            widened = False
             poller = select.poll()
             poller.register(fd, select.POLLIN)
             eof = False
@@ -104,9 +104,16 @@ def execute(
                     break
                 if not poller.poll(remaining * 1000):
                     continue
-                chunk = _drain(fd)
-                if chunk is None:  # woken with nothing to read
-                    continue
+                # Readable: one read takes what the pipe holds now (up to `_READ_BYTES`) without
+                # waiting for more, or b"" at the end. Batching by what is there, not by waiting:
+                # a small search's output is parsed the moment it arrives, and a big one comes in
+                # big pieces because the tool keeps the pipe full.
+                chunk = os.read(fd, _READ_BYTES)
+                if not widened and len(chunk) >= _DEFAULT_PIPE_BYTES:
+                    # A big output: let the tool write ahead while we parse. Only then, because
+                    # resizing the pipe costs the kernel more than a small search's whole read.
+                    _widen_pipe(fd)
+                    widened = True
                 eof = not chunk
                 try:
                     findings += parser.close() if eof else parser.feed(chunk)
@@ -206,26 +213,6 @@ def _exited_by(proc: subprocess.Popen[bytes], deadline: float) -> bool:
     finally:
         os.close(pidfd)
     return proc.poll() is not None
-
-
-def _drain(fd: int) -> bytes | None:
-    """Everything the pipe holds now, up to `_READ_BYTES`: b"" at end of output, None if empty.
-
-    Batching by what is there, not by waiting: a small search's output is parsed the moment it
-    arrives, and a big one is read in big pieces because the tool keeps the pipe full.
-    """
-    pieces: list[bytes] = []
-    size = 0
-    while size < _READ_BYTES:
-        try:
-            piece = os.read(fd, _READ_BYTES - size)
-        except BlockingIOError:
-            break
-        if not piece:  # end of output: return what came before it; the next read sees the end
-            return b"".join(pieces) if pieces else b""
-        pieces.append(piece)
-        size += len(piece)
-    return b"".join(pieces) if pieces else None
 
 
 def _widen_pipe(fd: int) -> None:
