@@ -4,6 +4,12 @@
 a text search cannot fake, verifies and de-duplicates them and writes each as a draft blueprint to
 the store, one transaction per draft: Ctrl-C keeps every draft made so far. Intents come from the
 templates (no model), from vLLM in process, or from an OpenAI-compatible server.
+
+Exit status, for scripts that run it again and again (a nightly job, a loop over corpora): 0 when
+the run finished, whether it made new drafts or found every target already drafted ("0 new drafts,
+N already drafted": running it twice is not an error); 1 when it finished with no draft at all,
+new or stored (every candidate was dropped: the corpus gives nothing to review); 2 for bad input or
+set-up, as every command: a corpus with nothing to mine, a model engine that cannot start.
 """
 
 from __future__ import annotations
@@ -51,7 +57,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     model.add_argument("--n", type=int, default=4, help="intent samples per target (default 4)")
     model.add_argument("--temperature", type=float, default=0.8)
     model.add_argument("--max-tokens", type=int, default=96)
-    model.add_argument("--batch-size", type=int, default=16, help="targets per generate call")
+    p.add_argument(
+        "--batch-size", type=int, default=128,
+        help="candidates per batch: their baselines share rg passes, their intents one generate call",
+    )  # fmt: skip
     model.add_argument("--tp", type=int, default=1, help="vllm tensor_parallel_size")
     model.add_argument("--max-model-len", type=int, default=None, help="vllm context length")
     model.add_argument("--base-url", help="openai: the server, e.g. http://127.0.0.1:8000/v1")
@@ -62,7 +71,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def _writer(args: argparse.Namespace) -> IntentWriter:
     from codesearch_core.engines import SamplingSettings
     from codesearch_core.errors import EngineError
-    from codesearch_core.synthesis import INTENT_SCHEMA, ModelWriter, TemplateWriter
+    from codesearch_core.synthesis import TemplateWriter, openai_writer, vllm_writer
 
     if args.engine == "templates":
         return TemplateWriter()
@@ -72,7 +81,7 @@ def _writer(args: argparse.Namespace) -> IntentWriter:
         temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed
     )
     if args.engine == "openai":
-        from codesearch_core.engines import OpenAIEngine, OpenAISettings, openai_json_sampler
+        from codesearch_core.engines import OpenAIEngine, OpenAISettings
 
         if not args.base_url:
             raise EngineError("--engine openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
@@ -83,9 +92,8 @@ def _writer(args: argparse.Namespace) -> IntentWriter:
                 api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
             )
         )
-        sampler = openai_json_sampler(engine, INTENT_SCHEMA, sampling)
-        return ModelWriter("openai", args.model, sampler, n=args.n)
-    from codesearch_core.engines import VllmSettings, get_vllm_engine, vllm_json_sampler
+        return openai_writer(engine, sampling, n=args.n)
+    from codesearch_core.engines import VllmSettings, get_vllm_engine
 
     vllm = get_vllm_engine(
         VllmSettings(
@@ -95,9 +103,7 @@ def _writer(args: argparse.Namespace) -> IntentWriter:
             seed=args.seed,
         )
     )
-    return ModelWriter(
-        "vllm", args.model, vllm_json_sampler(vllm, INTENT_SCHEMA, sampling), n=args.n
-    )
+    return vllm_writer(vllm, sampling, n=args.n)
 
 
 def _line(counts: SynthesisCounts) -> str:
@@ -109,7 +115,7 @@ def _line(counts: SynthesisCounts) -> str:
 
 def cmd_synthesize(args: argparse.Namespace) -> int:
     from codesearch_core.cli.store_access import open_store
-    from codesearch_core.synthesis import ray_map, stored_intents, synthesize
+    from codesearch_core.synthesis import ray_map, stored_draft_ids, stored_intents, synthesize
 
     if args.limit is not None and args.limit < 1:
         print("error: --limit must be at least 1", file=sys.stderr)
@@ -131,6 +137,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 batch_size=args.batch_size,
                 known_intents=stored_intents(store, args.corpus),
+                known_drafts=stored_draft_ids(store, args.corpus),
                 on_progress=progress,
                 map_fn=None
                 if args.ray is None
@@ -142,7 +149,15 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
 
             shutdown_vllm_engine()
     _print(report, as_json=args.json)
-    return EXIT_OK if report.counts.kept or report.counts.deduplicated else EXIT_PROBLEMS
+    return exit_code(report)
+
+
+def exit_code(report: SynthesisReport) -> int:
+    """0: finished, with new drafts or with every target drafted before; 1: no draft at all."""
+    counts = report.counts
+    if counts.kept or counts.already_drafted or report.stopped:
+        return EXIT_OK
+    return EXIT_PROBLEMS
 
 
 def _print(report: SynthesisReport, *, as_json: bool) -> None:
@@ -154,4 +169,9 @@ def _print(report: SynthesisReport, *, as_json: bool) -> None:
     if counts.dropped:
         print("dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.dropped.items())))
     per_minute = report.to_dict()["drafts_per_minute"]
-    print(f"{counts.kept} new drafts in {report.elapsed_s:.1f} s ({per_minute} per minute)")
+    print(
+        f"{counts.kept} new drafts, {counts.already_drafted} already drafted, in "
+        f"{report.elapsed_s:.1f} s ({per_minute} per minute)"
+    )
+    if not counts.kept and not counts.already_drafted and not report.stopped:
+        print("no drafts: every candidate was dropped (see above)")

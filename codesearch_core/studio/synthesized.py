@@ -1,5 +1,6 @@
 """View-models for synthesized drafts: the Drafts queue's card, a blueprint's provenance, and the
-Synthesize page's run (templates engine, with progress and a stop)."""
+Synthesize page's run (any intent writer: templates, vLLM, an OpenAI-compatible server; with
+progress and a stop)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.store import Draft, Store
 from codesearch_core.synthesis import (
     STAGES,
+    IntentWriter,
     SynthesisCounts,
     SynthesisReport,
     TemplateWriter,
+    stored_draft_ids,
     stored_intents,
     synthesize,
 )
@@ -93,18 +96,22 @@ def synthesize_into_store(
     *,
     limit: int | None,
     seed: int,
+    writer: IntentWriter | None = None,
     on_progress: Callable[[SynthesisCounts], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> SynthesisReport:
-    """Templates synthesis of a corpus into the store (the Synthesize page's run)."""
+    """Synthesis of a corpus into the store (the Synthesize page's run); `writer` None: the
+    templates. Batches of 16 candidates: a progress update (and a chance to stop) every second or
+    so on a small corpus, where the CLI's 128 would finish before the first."""
     return synthesize(
         corpus,
-        writer=TemplateWriter(),
+        writer=writer or TemplateWriter(),
         sink=store,
         limit=limit,
         seed=seed,
         known_intents=stored_intents(store, corpus),
+        known_drafts=stored_draft_ids(store, corpus),
         on_progress=on_progress,
         should_stop=should_stop,
-        batch_size=8,
+        batch_size=16,
     )

@@ -1,15 +1,18 @@
 """Synthesis: draft blueprints made from a corpus, no author needed.
 
-Rule templates (`synthesis.rules`) mine the corpus with the real tools (`synthesis.mine`: targets
-in size bounds, where a text baseline scores clearly below the reference, that reproduce); intents
-come from the templates' wordings or a model's samples (`synthesis.intents`,
-`synthesis.model_intents`); `synthesis.pipeline` runs it all, de-duplicates (same findings, too-close
-intents, with rapidfuzz) and writes each draft to the store on its own.
+Rule templates (`synthesis.rules`, their reference calls in `synthesis.rule_calls`) mine the corpus
+with the real tools (`synthesis.mine`: one text pass per rule and language names every candidate,
+and its reference runs on the files that pass named; targets in size bounds that reproduce); the
+text baselines of a batch share a few rg passes (`synthesis.baselines`); intents come from the
+templates' wordings or a model's samples (`synthesis.intents`, `synthesis.model_intents`);
+`synthesis.pipeline` runs it all, de-duplicates (same findings, too-close intents, with rapidfuzz)
+and writes each draft to the store on its own.
 
-Public API: `synthesize`, `SynthesisReport`, `SynthesisCounts`, `TemplateWriter`, `ModelWriter`,
-`IntentWriter`, `NothingToMineError`, `ray_map` (`synthesis.ray_fanout`: the tool runs as
-Ray tasks), `TEMPLATES`, `INTENT_SCHEMA`. Imports `verify` (the seed
-audit's keyword baselines), `store` (the `Draft` record), `engines` and below.
+Public API: `synthesize`, `candidates`, `Candidate`, `SynthesisReport`, `SynthesisCounts`,
+`TemplateWriter`, `ModelWriter`, `IntentWriter`, `vllm_writer`, `openai_writer`,
+`NothingToMineError`, `stored_intents`, `stored_draft_ids`, `ray_map` (`synthesis.ray_fanout`: the
+tool runs as Ray tasks), `TEMPLATES`, `INTENT_SCHEMA`. Imports `verify` (the seed audit's keyword
+baselines), `store` (the `Draft` record), `engines` and below.
 """
 
 from codesearch_core.synthesis.intents import (
@@ -19,14 +22,26 @@ from codesearch_core.synthesis.intents import (
     WrittenIntent,
     check_sample,
 )
-from codesearch_core.synthesis.mine import NothingToMineError, Target, corpus_languages
-from codesearch_core.synthesis.model_intents import ModelWriter, intent_messages
+from codesearch_core.synthesis.mine import (
+    Candidate,
+    NothingToMineError,
+    Target,
+    candidates,
+    corpus_languages,
+)
+from codesearch_core.synthesis.model_intents import (
+    ModelWriter,
+    intent_messages,
+    openai_writer,
+    vllm_writer,
+)
 from codesearch_core.synthesis.pipeline import (
     STAGES,
     MapFn,
     SynthesisCounts,
     SynthesisReport,
     draft_id,
+    stored_draft_ids,
     stored_intents,
     synthesize,
 )
@@ -37,6 +52,7 @@ __all__ = [
     "INTENT_SCHEMA",
     "STAGES",
     "TEMPLATES",
+    "Candidate",
     "IntentWriter",
     "MapFn",
     "ModelWriter",
@@ -47,11 +63,15 @@ __all__ = [
     "Target",
     "TemplateWriter",
     "WrittenIntent",
+    "candidates",
     "check_sample",
     "corpus_languages",
     "draft_id",
     "intent_messages",
+    "openai_writer",
     "ray_map",
+    "stored_draft_ids",
     "stored_intents",
     "synthesize",
+    "vllm_writer",
 ]

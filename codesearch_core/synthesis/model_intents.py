@@ -13,9 +13,16 @@ from collections.abc import Sequence
 from typing import Final
 
 from codesearch_core.corpora import read_file_text
-from codesearch_core.engines import JsonSampler
+from codesearch_core.engines import (
+    JsonSampler,
+    OpenAIEngine,
+    SamplingSettings,
+    VllmEngine,
+    openai_json_sampler,
+    vllm_json_sampler,
+)
 from codesearch_core.errors import CodesearchError
-from codesearch_core.synthesis.intents import WrittenIntent, choose
+from codesearch_core.synthesis.intents import INTENT_SCHEMA, WrittenIntent, choose
 from codesearch_core.synthesis.mine import Target
 
 SHOWN_FINDINGS: Final = 4
@@ -80,3 +87,15 @@ class ModelWriter:
             choose(found, target, json.dumps(messages, ensure_ascii=False))
             for target, messages, found in zip(targets, conversations, samples, strict=True)
         ]
+
+
+def vllm_writer(engine: VllmEngine, sampling: SamplingSettings, *, n: int = 4) -> ModelWriter:
+    """Intents from an in-process vLLM engine (`engines.get_vllm_engine`): a batch per `chat`."""
+    sampler = vllm_json_sampler(engine, INTENT_SCHEMA, sampling)
+    return ModelWriter("vllm", engine.settings.model, sampler, n=n)
+
+
+def openai_writer(engine: OpenAIEngine, sampling: SamplingSettings, *, n: int = 4) -> ModelWriter:
+    """Intents from an OpenAI-compatible server."""
+    sampler = openai_json_sampler(engine, INTENT_SCHEMA, sampling)
+    return ModelWriter("openai", engine.settings.model, sampler, n=n)

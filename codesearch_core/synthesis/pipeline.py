@@ -1,33 +1,48 @@
-"""Synthesis end to end: mine → measure against the baselines → verify → de-duplicate → write
-intents → store, a batch at a time.
+"""Synthesis end to end: mining passes → reference runs → text baselines → verify →
+de-duplicate → write intents → store, a batch at a time.
+
+The mining passes (one rg run per rule and language, `synthesis.mine.candidates`) name every
+candidate up front; candidates already drafted in the store are skipped before any tool runs, so a
+re-run costs the passes and the new candidates only. A batch's reference runs and re-runs go
+through `map_fn` (threads here: it is the tools' processes that work; Ray tasks on a cluster), its
+baselines share a few rg passes (`synthesis.baselines`), its intents are written in one call of
+the writer (a model: one generate call for the whole batch).
 
 Each draft is written on its own (`DraftSink.add_draft`: one transaction), so a run stopped midway
-(Ctrl-C, the Stop button, `--limit`) keeps every draft made so far and none half-written. Work on
-a batch runs in threads: it is the tools' processes that work. A batch's intents are written in
-one call of the writer (a model: one generate call for the whole batch).
+(Ctrl-C, the Stop button, `--limit`) keeps every draft made so far and none half-written.
 """
 
 from __future__ import annotations
 
-import random
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Final, Protocol
 
 from codesearch_core.models import sha256_hex
 from codesearch_core.store import BlueprintFilters, Draft, Store
+from codesearch_core.synthesis.baselines import measure_baselines
 from codesearch_core.synthesis.intents import IntentWriter
-from codesearch_core.synthesis.mine import Candidate, Target, candidates, measure, verify_target
+from codesearch_core.synthesis.mine import (
+    MIN_MARGIN,
+    Candidate,
+    Target,
+    candidate_groups,
+    measure,
+    ordered,
+    verify_target,
+)
 
 #: Two intents whose normalized texts are at least this similar (rapidfuzz ratio, 0-100) are one
 #: intent twice: a second draft with it would teach two answers to the same request.
 INTENT_SIMILARITY: Final = 95.0
-DEFAULT_BATCH: Final = 16
+#: Candidates per batch: enough that a batch's shared baseline passes serve many targets, few
+#: enough that progress (and Stop) comes every second or so.
+DEFAULT_BATCH: Final = 128
 STAGES: Final = ("candidates", "mined", "verified", "deduplicated", "kept")
 
 
@@ -41,16 +56,18 @@ class DraftSink(Protocol):
 class SynthesisCounts:
     """How many targets reached each stage, and why the others were dropped."""
 
-    candidates: int = 0  # reference calls tried
-    mined: int = 0  # in size bounds and clearly above the text baseline
+    candidates: int = 0  # subjects the mining passes named (those already drafted included)
+    mined: int = 0  # reference in size bounds and clearly above the text baselines
     verified: int = 0  # the reference reproduced its findings
     deduplicated: int = 0  # left after dropping same-findings and too-close intents
     kept: int = 0  # drafts written (new to the store)
+    already_drafted: int = 0  # candidates whose draft the store holds already (not run again)
     dropped: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **{s: getattr(self, s) for s in STAGES},
+            "already_drafted": self.already_drafted,
             "dropped": dict(sorted(self.dropped.items())),
         }
 
@@ -80,9 +97,19 @@ def normalize_intent(text: str) -> str:
 
 
 def draft_id(target: Target) -> str:
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{target.rule}-{target.subject}-{target.language}")
-    digest = sha256_hex(f"{target.corpus}\n{target.call.to_json()}")[:8]
-    return f"syn-{target.corpus}-{slug.strip('-').lower()}"[:110] + f"-{digest}"
+    return _draft_id(target.corpus, target.rule, target.subject, target.language, target.call)
+
+
+def candidate_draft_id(corpus: str, candidate: Candidate) -> str:
+    """The id the candidate's draft gets (as `draft_id` of its target)."""
+    c = candidate
+    return _draft_id(corpus, c.template.id, c.subject, c.language, c.call)
+
+
+def _draft_id(corpus: str, rule: str, subject: str, language: str, call: Any) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", f"{rule}-{subject}-{language}")
+    digest = sha256_hex(f"{corpus}\n{call.to_json()}")[:8]
+    return f"syn-{corpus}-{slug.strip('-').lower()}"[:110] + f"-{digest}"
 
 
 def _draft(target: Target, intent: str, written: Any, writer: IntentWriter) -> Draft:
@@ -101,13 +128,50 @@ MapFn = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 """`map_fn(fn, items)`: `fn` applied to each item, the results in the items' order."""
 
 
-def evaluate(corpus: str, candidate: Candidate) -> tuple[Target | None, str]:
-    """Measure one candidate and verify it: (the target, "") or (None, why it was dropped).
-    Plain data in and out, so it runs in a thread here or as a Ray task elsewhere."""
-    target, why = measure(corpus, *candidate)
-    if target is not None and not verify_target(target):
-        return None, "not_reproduced"
-    return target, why
+def _next_batch(
+    corpus: str,
+    queue: Iterator[Candidate],
+    size: int,
+    drafted: set[str],
+    counts: SynthesisCounts,
+) -> list[Candidate]:
+    """The next `size` candidates not drafted yet (those drafted are counted and skipped)."""
+    batch: list[Candidate] = []
+    for candidate in queue:
+        if candidate_draft_id(corpus, candidate) in drafted:
+            counts.already_drafted += 1
+            continue
+        batch.append(candidate)
+        if len(batch) >= size:
+            break
+    return batch
+
+
+def _measure_batch(
+    corpus: str, batch: Sequence[Candidate], run_batch: MapFn, counts: SynthesisCounts
+) -> list[Target]:
+    """The batch's targets that are in bounds, clearly above their text baselines and reproduce."""
+    measured = []
+    for target, why in run_batch(partial(measure, corpus), batch):
+        if target is None:
+            counts.dropped[why] += 1
+        else:
+            measured.append(target)
+    mined = []
+    for target, (best, label) in zip(measured, measure_baselines(corpus, measured), strict=True):
+        if best is not None and best > target.reference_reward - MIN_MARGIN:
+            counts.dropped["baseline_close"] += 1
+        else:
+            mined.append(replace(target, baseline_reward=best, baseline_label=label))
+    counts.mined += len(mined)
+    verified = []
+    for target, same in zip(mined, run_batch(verify_target, mined), strict=True):
+        if same:
+            verified.append(target)
+        else:
+            counts.dropped["not_reproduced"] += 1
+    counts.verified += len(verified)
+    return verified
 
 
 def synthesize(
@@ -120,21 +184,24 @@ def synthesize(
     workers: int = 2,
     batch_size: int = DEFAULT_BATCH,
     known_intents: Iterable[str] = (),
+    known_drafts: Iterable[str] = (),
     on_progress: Callable[[SynthesisCounts], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     map_fn: MapFn | None = None,
 ) -> SynthesisReport:
     """Make up to `limit` new drafts of `corpus` (None: all it gives). `known_intents`: intents
-    already stored (drafts, blueprints), which a new draft must not repeat. `map_fn(fn, items)`
-    runs a batch's measuring and verifying (default: `workers` threads here; `ray_map` fans it out
-    on a Ray cluster). Raises `NothingToMineError` for a corpus without files of a language the
-    rules know."""
+    already stored (drafts, blueprints), which a new draft must not repeat; `known_drafts`: the ids
+    of drafts already stored, whose candidates are skipped. `map_fn(fn, items)` runs a batch's
+    reference runs and re-runs (default: `workers` threads here; `ray_map` fans them out on a Ray
+    cluster). Raises `NothingToMineError` for a corpus without files of a language the rules
+    know."""
     started = time.perf_counter()
     counts = SynthesisCounts()
     report = SynthesisReport(corpus, writer.engine, writer.model, counts)
-    todo = list(candidates(corpus))
-    # Seeded order: a --limit run samples every rule, not the first rule's subjects only.
-    random.Random(seed).shuffle(todo)
+    groups = candidate_groups(corpus)
+    counts.candidates = sum(len(g.subjects) for g in groups)
+    drafted = set(known_drafts)
+    queue = ordered(groups, seed)
     seen_findings: set[tuple[Any, ...]] = set()
     intents = [normalize_intent(t) for t in known_intents]
 
@@ -145,20 +212,11 @@ def synthesize(
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         run_batch = map_fn or pool.map
-        for start in range(0, len(todo), batch_size):
+        while batch := _next_batch(corpus, queue, batch_size, drafted, counts):
             if stop():
                 report.stopped = should_stop is not None and should_stop()
                 break
-            batch = todo[start : start + batch_size]
-            counts.candidates += len(batch)
-            verified = []
-            for target, why in run_batch(partial(evaluate, corpus), batch):
-                counts.mined += why in ("", "not_reproduced")
-                if target is None:
-                    counts.dropped[why] += 1
-                else:
-                    verified.append(target)
-            counts.verified += len(verified)
+            verified = _measure_batch(corpus, batch, run_batch, counts)
             fresh = []
             for target in verified:
                 key = (target.corpus, target.expected)
@@ -218,3 +276,10 @@ def stored_intents(store: Store, corpus: str) -> list[str]:
     drafts, _ = store.list_drafts(status=None, corpus=corpus, limit=1_000_000)
     page = store.list_blueprints(BlueprintFilters(corpus=corpus), limit=1_000_000)
     return [d.intent for d in drafts] + [b.intent for b in page.items]
+
+
+def stored_draft_ids(store: Store, corpus: str) -> set[str]:
+    """The ids of the corpus's drafts the store holds (any status): their candidates are not run
+    again."""
+    drafts, _ = store.list_drafts(status=None, corpus=corpus, limit=1_000_000)
+    return {d.id for d in drafts}

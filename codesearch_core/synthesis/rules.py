@@ -1,13 +1,17 @@
 """The rule templates synthesis mines a corpus with: one row per kind of fact, per language family.
 
-A template is either *fixed* (one reference call, e.g. "catch blocks that log nothing") or
-*discovered*: a discovery call lists the corpus's own subjects (the functions it calls, the
-decorators it uses, the owners its TODOs name) and each subject gives one reference call. The
-templates say nothing about a corpus; what they find there is the mining's job (`synthesis.mine`).
+A template is either *fixed* (one reference call, e.g. "catch blocks that log nothing") or has
+*subjects* (the functions a corpus calls, the decorators it uses, the owners its TODOs name), each
+giving one reference call. A template's `mining` is one text pass (`Mining`: a regex whose first
+group names a subject) that finds every candidate of the rule in the corpus at once, where a
+discovery call per rule and a reference run per subject over the whole corpus cost a corpus read
+each. The pass over-approximates on purpose: every place the reference call can match holds the
+mined text (a call of `DB.query` holds `DB.query(`, whatever the whitespace around the dot), so
+the files it names are the only ones the reference needs to run on (`synthesis.mine`).
 
 Each template carries its intent wordings (several, so drafts do not all read alike), a difficulty
-and, for text (rg) templates, the naive text searches a model would fall back on: the baselines the
-reference must beat clearly (ast-grep templates get the seed audit's keyword baselines).
+and the naive text searches a model would fall back on: the baselines the reference must beat
+clearly (ast-grep templates also get the seed audit's keyword baselines).
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from codesearch_core.models import Difficulty
+from codesearch_core.synthesis import rule_calls as ref
+from codesearch_core.synthesis.rule_calls import CONFIG_GLOBS
 
 Arguments = dict[str, Any]
 
 #: A callee, decorator or owner we can put into a pattern verbatim: dotted identifiers only.
 SUBJECT_RE: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,3}$")
-_CALLEE_RE: Final = re.compile(r"^\s*(?:await\s+)?(?:new\s+)?([A-Za-z_$][\w$.]*)\s*\(", re.S)
 
 JS_FAMILY: Final = ("javascript", "typescript", "tsx")
 #: Languages whose call syntax is `name(args)` for ast-grep's pattern parser.
@@ -36,52 +41,108 @@ LANGUAGE_LABELS: Final[Mapping[str, str]] = {
     "java": "Java", "kotlin": "Kotlin", "rust": "Rust", "c": "C", "cpp": "C++", "csharp": "C#",
     "ruby": "Ruby", "php": "PHP", "scala": "Scala", "swift": "Swift", "lua": "Lua", "go": "Go",
 }  # fmt: skip
-#: Text files config keys live in (rg globs).
-CONFIG_GLOBS: Final = ("*.env", "*.ini", "*.properties", "*.cfg", "*.conf", "*.toml")
-
-
-def callee_of(text: str) -> str | None:
-    """`DB.query` from the text of a call finding `DB.query(sql, ...)`; None when not a plain name."""
-    m = _CALLEE_RE.match(text)
-    return m.group(1) if m and SUBJECT_RE.match(m.group(1)) else None
-
-
-def decorator_of(text: str) -> str | None:
-    name = text.strip().removeprefix("@").split("(", 1)[0].strip()
-    return name if SUBJECT_RE.match(name) else None
-
-
-def first_group(text: str, regex: re.Pattern[str]) -> str | None:
-    m = regex.search(text)
-    return m.group(1) if m and SUBJECT_RE.match(m.group(1)) else None
-
-
-_FUNCTION_KINDS: Final[Mapping[str, tuple[str, ...]]] = {
-    "javascript": ("function_declaration", "method_definition", "arrow_function"),
-    "typescript": ("function_declaration", "method_definition", "arrow_function"),
-    "tsx": ("function_declaration", "method_definition", "arrow_function"),
-    "python": ("function_definition",),
-}
-_LOGGING: Final[Mapping[str, tuple[str, ...]]] = {
-    "javascript": ("console.$M($$$A)", "logger.$M($$$A)", "log.$M($$$A)"),
-    "typescript": ("console.$M($$$A)", "logger.$M($$$A)", "log.$M($$$A)"),
-    "tsx": ("console.$M($$$A)", "logger.$M($$$A)"),
-    "python": ("logger.$M($$$A)", "logging.$M($$$A)", "log.$M($$$A)", "print($$$A)"),
-}
-_CATCH_KIND: Final[Mapping[str, str]] = {
-    "javascript": "catch_clause", "typescript": "catch_clause", "tsx": "catch_clause",
-    "python": "except_clause",
+#: The rg file type of each ast-grep language's files (the seed audit's table).
+RG_TYPES: Final[Mapping[str, str]] = {
+    "javascript": "js", "typescript": "ts", "tsx": "ts", "python": "py", "java": "java",
+    "kotlin": "kotlin", "rust": "rust", "c": "c", "cpp": "cpp", "csharp": "csharp", "ruby": "ruby",
+    "php": "php", "scala": "scala", "swift": "swift", "lua": "lua", "go": "go",
 }  # fmt: skip
+#: Words that read as a callee to a text pass (`if (`, `return (`) but never name a function.
+KEYWORDS: Final = frozenset({
+    "if", "elif", "else", "for", "while", "switch", "case", "return", "await", "yield", "new",
+    "not", "and", "or", "in", "is", "del", "assert", "catch", "typeof", "sizeof", "function",
+    "def", "class", "lambda", "with", "except", "raise", "throw", "import", "from", "do", "try",
+    "this", "match", "when", "async", "void", "delete", "instanceof",
+})  # fmt: skip
+
+_WS: Final = r"[ \t\r\n]*"
+_ID: Final = r"[A-Za-z_$][0-9A-Za-z_$]*"
+#: A dotted callee (up to four parts) followed by `(` (or TypeScript's type arguments and `(`):
+#: ASCII classes, which rg runs several times faster than Unicode ones on a large corpus. A line
+#: break may come before a dot (`client\n  .get(...)`, chained style) but not after one: a
+#: sentence's full stop in a comment (`... for.\n  console.log(`) would otherwise swallow the call
+#: on the next line into a subject `for.console.log`.
+_CALLEE: Final = rf"({_ID}(?:{_WS}\.[ \t]*{_ID}){{0,3}}){_WS}(?:<[^<>()\n]{{0,80}}>{_WS})?\("
 
 
-def _functions(language: str) -> dict[str, Any]:
-    kinds = _FUNCTION_KINDS[language]
-    return {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+@dataclass(frozen=True, slots=True)
+class Mining:
+    """One text pass finding every candidate of a rule: `regex`'s first group names a subject (its
+    whitespace taken out), over the files `file_types` / `globs` select. `subjects` turns the group
+    into the subjects it stands for (default: itself, when it is a plain dotted name); a fixed
+    template's pass names the subject "" (it only counts the construct and finds its files)."""
+
+    regex: str
+    file_types: tuple[str, ...] = ()
+    globs: tuple[str, ...] = ()
+    multiline: bool = False
+    subjects: Callable[[str], tuple[str, ...]] | None = None
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """Templates whose passes share a key share one rg run (call and function-calling)."""
+        return (self.regex, self.file_types, self.globs, self.multiline, self.subjects)
+
+
+def plain_subject(text: str) -> tuple[str, ...]:
+    name = "".join(text.split())
+    return (name,) if SUBJECT_RE.match(name) and name not in KEYWORDS else ()
+
+
+def dotted_prefixes(text: str) -> tuple[str, ...]:
+    """`a.b.c` -> `a`, `a.b`, `a.b.c`: a decorator regex `^@a\\b` also matches `@a.b`."""
+    name = "".join(text.split())
+    parts = name.split(".")
+    return tuple(p for i in range(len(parts)) if SUBJECT_RE.match(p := ".".join(parts[: i + 1])))
+
+
+def interface_names(text: str) -> tuple[str, ...]:
+    """`Comparable<A>, Runnable` (an implements list) -> `Comparable`, `Runnable`."""
+    while (flat := re.sub(r"<[^<>]*>", "", text)) != text:
+        text = flat
+    names = ("".join(n.split()) for n in text.split(","))
+    return tuple(n for n in names if SUBJECT_RE.match(n) and n not in KEYWORDS)
+
+
+def fixed(_text: str) -> tuple[str, ...]:
+    return ("",)
+
+
+def calls(language: str) -> Mining:
+    return Mining(_CALLEE, (RG_TYPES[language],), multiline=True, subjects=plain_subject)
+
+
+def awaited_calls(language: str) -> Mining:
+    return Mining(rf"\bawait[ \t\r\n]+{_CALLEE}", (RG_TYPES[language],), multiline=True,
+                  subjects=plain_subject)  # fmt: skip
+
+
+def constructions(language: str) -> Mining:
+    return Mining(rf"\bnew[ \t\r\n]+({_ID}(?:\.{_ID}){{0,3}}){_WS}[(<]", (RG_TYPES[language],),
+                  multiline=True, subjects=plain_subject)  # fmt: skip
+
+
+def keyword(word: str) -> Callable[[str], Mining]:
+    """A fixed template's pass: the construct's keyword (`except`, `catch`), counted."""
+    return lambda language: Mining(rf"\b({word})\b", (RG_TYPES[language],), subjects=fixed)
+
+
+def _text(regex: str, globs: tuple[str, ...] = ()) -> Callable[[str], Mining]:
+    return lambda _language: Mining(regex, globs=globs, subjects=plain_subject)
+
+
+def go_packages(_text: str) -> tuple[str, ...]:
+    """`fmt.Printf` -> itself: a package function (lower-case package, exported name); a method
+    call on a variable reads the same, which the imported-package check in mining tells apart."""
+    name = "".join(_text.split())
+    return (name,) if re.fullmatch(r"[a-z]\w*\.[A-Z]\w*", name) else ()
 
 
 @dataclass(frozen=True, slots=True)
 class RuleTemplate:
-    """One kind of fact. `reference(language, subject)` builds the call's arguments."""
+    """One kind of fact. `reference(language, subject)` builds the call's arguments; `mining`
+    (by language) the text pass that finds its subjects, None for a template with one fixed
+    reference over the whole corpus."""
 
     id: str
     tool: str  # "ast_grep_search" | "ripgrep_search"
@@ -89,83 +150,15 @@ class RuleTemplate:
     reference: Callable[[str, str], Arguments]
     intents: tuple[str, ...]  # wordings: {subject}, {lang}, {what}
     difficulty: Difficulty = Difficulty.MEDIUM
-    #: Discovery: a call's arguments (by language) and how a finding's text names its subject.
-    discover: Callable[[str], Arguments] | None = None
-    subject_of: Callable[[str], str | None] | None = None
-    #: Naive text searches (rg arguments) for text rules: the baseline the reference must beat.
+    mining: Callable[[str], Mining] | None = None
+    #: Naive text searches (rg arguments): the baselines the reference must beat, besides the
+    #: seed audit's keyword searches (ast-grep templates).
     naive: Callable[[str], tuple[Arguments, ...]] = lambda _subject: ()
     tags: tuple[str, ...] = ()
     #: What the subject is, for wordings ("the function", "the owner").
     what: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-
-def _call_ref(language: str, subject: str) -> Arguments:
-    return {"pattern": f"{subject}($$$ARGS)", "language": language}
-
-
-def _await_ref(language: str, subject: str) -> Arguments:
-    return {"pattern": f"await {subject}($$$ARGS)", "language": language}
-
-
-def _new_ref(language: str, subject: str) -> Arguments:
-    return {"pattern": f"new {subject}($$$ARGS)", "language": language}
-
-
-def _fn_calling_ref(language: str, subject: str) -> Arguments:
-    rule = {**_functions(language), "has": {"pattern": f"{subject}($$$ARGS)", "stopBy": "end"}}
-    return {"rule": rule, "language": language}
-
-
-def _async_awaiting_ref(language: str, subject: str) -> Arguments:
-    rule = {
-        **_functions(language),
-        "regex": "^async",
-        "has": {"pattern": f"await {subject}($$$ARGS)", "stopBy": "end"},
-    }
-    return {"rule": rule, "language": language}
-
-
-def _catch_silent_ref(language: str, _subject: str) -> Arguments:
-    logging = [{"pattern": p} for p in _LOGGING[language]]
-    rule = {"kind": _CATCH_KIND[language], "not": {"has": {"any": logging, "stopBy": "end"}}}
-    return {"rule": rule, "language": language}
-
-
-def _catch_logging_ref(language: str, _subject: str) -> Arguments:
-    logging = [{"pattern": p} for p in _LOGGING[language]]
-    rule = {"kind": _CATCH_KIND[language], "has": {"any": logging, "stopBy": "end"}}
-    return {"rule": rule, "language": language}
-
-
-def _decorated_ref(language: str, subject: str) -> Arguments:
-    decorator = {"kind": "decorator", "regex": f"^@{re.escape(subject)}\\b"}
-    return {"rule": {"kind": "decorated_definition", "has": decorator}, "language": language}
-
-
-def _todo_ref(_language: str, owner: str) -> Arguments:
-    return {"pattern": rf"\b(?:TODO|FIXME)\({re.escape(owner)}\)"}
-
-
-_SECRET_WORDS: Final = ("password", "secret", "token", "api_key")
-
-
-def _secret_ref(_language: str, word: str) -> Arguments:
-    # An assignment with a value: `password=...`, `db_password: "..."`; an empty value is not one.
-    return {"pattern": rf"(?i)\b\w*{word}\w*\s*[:=]\s*['\"]?[^\s'\"]"}
-
-
-def _config_key_ref(_language: str, prefix: str) -> Arguments:
-    return {"pattern": rf"^\s*{re.escape(prefix)}_[A-Z0-9_]*\s*=", "globs": list(CONFIG_GLOBS)}
-
-
-def _log_level_ref(_language: str, level: str) -> Arguments:
-    return {"pattern": rf"^\S+\s+{level}\b", "globs": ["*.log"]}
-
-
-_TODO_DISCOVERY: Final = re.compile(r"\b(?:TODO|FIXME)\(([\w.-]+)\)")
-_CONFIG_DISCOVERY: Final = re.compile(r"^\s*([A-Z][A-Z0-9]*)_[A-Z0-9_]*\s*=")
-_LOG_DISCOVERY: Final = re.compile(r"^\S+\s+([A-Z]{4,5})\b")
 
 _CALL_WORDS: Final = (
     "Find every call to {subject} in the {lang} code",
@@ -174,117 +167,165 @@ _CALL_WORDS: Final = (
     "Show me each place the {lang} code invokes {subject}",
     "Every invocation of {subject} in {lang} files, not mentions in comments or strings",
 )
+_SECRET_WORDS: Final = ("password", "secret", "token", "api_key")
+_STRUCTURE: Final = ("adversarial:structure-vs-text",)
+_DECOYS: Final = ("adversarial:decoys",)
+_CATCH_WORD: Final = {
+    "python": "except",
+    "javascript": "catch",
+    "typescript": "catch",
+    "tsx": "catch",
+}
+
+
+def _catch(language: str) -> Mining:
+    return keyword(_CATCH_WORD[language])(language)
+
+
+def _decorators(language: str) -> Mining:
+    return Mining(r"^[ \t]*@[ \t]*([A-Za-z_][\w.]*)", (RG_TYPES[language],),
+                  subjects=dotted_prefixes)  # fmt: skip
+
+
+def _annotations(language: str) -> Mining:
+    return Mining(r"@[ \t]*([A-Za-z_][\w.]*)", (RG_TYPES[language],), subjects=plain_subject)
+
+
+def _implements(language: str) -> Mining:
+    return Mining(r"\bimplements[ \t\r\n]+([^{;]+?)[ \t\r\n]*\{", (RG_TYPES[language],),
+                  multiline=True, subjects=interface_names)  # fmt: skip
+
+
+def _go_calls(language: str) -> Mining:
+    return Mining(rf"\b([a-z][0-9A-Za-z_]*[ \t]*\.[ \t]*[A-Z][0-9A-Za-z_]*){_WS}\(",
+                  (RG_TYPES[language],), multiline=True, subjects=go_packages)  # fmt: skip
+
+
+def _in_lang(subject_text: str, rg_type: str) -> Arguments:
+    return {"pattern": subject_text, "fixed_strings": True, "file_types": [rg_type]}
+
 
 TEMPLATES: Final[tuple[RuleTemplate, ...]] = (
     RuleTemplate(
-        "call", "ast_grep_search", CALL_LANGUAGES, _call_ref, _CALL_WORDS, Difficulty.EASY,
-        discover=lambda lang: {"pattern": "$F($$$ARGS)", "language": lang}, subject_of=callee_of,
-        tags=("adversarial:structure-vs-text",), what="function",
+        "call", "ast_grep_search", CALL_LANGUAGES, ref.call_ref, _CALL_WORDS, Difficulty.EASY,
+        mining=calls, tags=_STRUCTURE, what="function",
     ),
     RuleTemplate(
-        "await-call", "ast_grep_search", (*JS_FAMILY, "python"), _await_ref,
+        "await-call", "ast_grep_search", (*JS_FAMILY, "python"), ref.await_ref,
         ("Find the awaited calls to {subject} in the {lang} code",
          "Where does the {lang} code await {subject}?",
          "List every `await` of {subject} ({lang})"),
-        Difficulty.MEDIUM,
-        discover=lambda lang: {"pattern": "await $F($$$ARGS)", "language": lang},
-        subject_of=callee_of, tags=("adversarial:structure-vs-text",), what="function",
+        Difficulty.MEDIUM, mining=awaited_calls, tags=_STRUCTURE, what="function",
     ),
     RuleTemplate(
-        "new", "ast_grep_search", (*JS_FAMILY, "java", "kotlin", "csharp", "php"), _new_ref,
+        "new", "ast_grep_search", (*JS_FAMILY, "java", "kotlin", "csharp", "php"), ref.new_ref,
         ("Find where {subject} objects are constructed in the {lang} code",
          "Every `new {subject}(...)` expression in {lang} files",
          "Where does the {lang} code instantiate {subject}?"),
-        Difficulty.EASY,
-        discover=lambda lang: {"pattern": "new $C($$$ARGS)", "language": lang},
-        subject_of=callee_of, tags=("adversarial:structure-vs-text",), what="class",
+        Difficulty.EASY, mining=constructions, tags=_STRUCTURE, what="class",
     ),
     RuleTemplate(
-        "function-calling", "ast_grep_search", (*JS_FAMILY, "python"), _fn_calling_ref,
+        "function-calling", "ast_grep_search", (*JS_FAMILY, "python"), ref.fn_calling_ref,
         ("Find the whole {lang} functions that call {subject}",
          "Which {lang} functions call {subject} somewhere in their body? Give the functions",
          "List every {lang} function or method whose body calls {subject}"),
-        Difficulty.MEDIUM,
-        discover=lambda lang: {"pattern": "$F($$$ARGS)", "language": lang}, subject_of=callee_of,
-        tags=("adversarial:structure-vs-text",), what="function",
+        Difficulty.MEDIUM, mining=calls, tags=_STRUCTURE, what="function",
     ),
     RuleTemplate(
-        "async-awaiting", "ast_grep_search", (*JS_FAMILY, "python"), _async_awaiting_ref,
+        "async-awaiting", "ast_grep_search", (*JS_FAMILY, "python"), ref.async_awaiting_ref,
         ("Find the async {lang} functions that await {subject}",
          "Which async functions in the {lang} code wait on {subject}? The whole functions",
          "List the {lang} async functions with an `await {subject}(...)` in them"),
-        Difficulty.HARD,
-        discover=lambda lang: {"pattern": "await $F($$$ARGS)", "language": lang},
-        subject_of=callee_of, tags=("adversarial:structure-vs-text",), what="function",
+        Difficulty.HARD, mining=awaited_calls, tags=_STRUCTURE, what="function",
     ),
     RuleTemplate(
-        "catch-silent", "ast_grep_search", (*JS_FAMILY, "python"), _catch_silent_ref,
+        "catch-silent", "ast_grep_search", (*JS_FAMILY, "python"), ref.catch_silent_ref,
         ("Find the {lang} error handlers that swallow the error without logging it",
          "Which catch/except blocks in the {lang} code log nothing?",
          "List the {lang} exception handlers with no logging call in them"),
-        Difficulty.HARD, tags=("adversarial:structure-vs-text",),
+        Difficulty.HARD, mining=_catch, tags=_STRUCTURE,
     ),
     RuleTemplate(
-        "catch-logging", "ast_grep_search", (*JS_FAMILY, "python"), _catch_logging_ref,
+        "catch-logging", "ast_grep_search", (*JS_FAMILY, "python"), ref.catch_logging_ref,
         ("Find the {lang} error handlers that log the error",
          "Which catch/except blocks in the {lang} code write to a logger or the console?"),
-        Difficulty.MEDIUM, tags=("adversarial:structure-vs-text",),
+        Difficulty.MEDIUM, mining=_catch, tags=_STRUCTURE,
     ),
     RuleTemplate(
-        "decorated", "ast_grep_search", ("python",), _decorated_ref,
+        "decorated", "ast_grep_search", ("python",), ref.decorated_ref,
         ("Find the Python definitions decorated with @{subject}",
          "Which functions or classes carry the @{subject} decorator? The whole definitions",
          "List everything decorated with @{subject} in the Python code"),
-        Difficulty.MEDIUM,
-        discover=lambda lang: {"rule": {"kind": "decorator"}, "language": lang},
-        subject_of=decorator_of, tags=("adversarial:structure-vs-text",), what="decorator",
-        naive=lambda name: ({"pattern": f"@{name}", "fixed_strings": True, "file_types": ["py"]},),
+        Difficulty.MEDIUM, mining=_decorators, tags=_STRUCTURE, what="decorator",
+        naive=lambda name: (_in_lang(f"@{name}", "py"),),
     ),
     RuleTemplate(
-        "todo-owner", "ripgrep_search", (), _todo_ref,
+        "annotated-method", "ast_grep_search", ("java",), ref.annotated_method_ref,
+        ("Find the Java methods annotated with @{subject}",
+         "Which methods carry the @{subject} annotation? The whole methods, not the classes",
+         "List every Java method marked @{subject}"),
+        Difficulty.MEDIUM, mining=_annotations, tags=_STRUCTURE, what="annotation",
+        naive=lambda name: (_in_lang(f"@{name}", "java"),),
+    ),
+    RuleTemplate(
+        "implements", "ast_grep_search", ("java", "typescript", "tsx"), ref.implements_ref,
+        ("Find the {lang} classes that implement {subject}",
+         "Which classes implement the {subject} interface? The whole class declarations ({lang})",
+         "List every {lang} class declared with `implements {subject}`"),
+        Difficulty.MEDIUM, mining=_implements, tags=_STRUCTURE, what="interface",
+        naive=lambda name: ({"pattern": f"implements {name}", "fixed_strings": True},
+                            {"pattern": name, "fixed_strings": True}),
+    ),
+    RuleTemplate(
+        "go-package-call", "ast_grep_search", ("go",), ref.go_package_call_ref,
+        ("Find every call of the Go function {subject}",
+         "Where does the Go code call {subject}? The calls with their arguments",
+         "List the call sites of {subject} in the Go sources, not mentions in comments or strings"),
+        Difficulty.MEDIUM, mining=_go_calls, tags=_STRUCTURE, what="function",
+        naive=lambda name: (_in_lang(name, "go"),),
+    ),
+    RuleTemplate(
+        "todo-owner", "ripgrep_search", (), ref.todo_ref,
         ("Find the TODO and FIXME notes assigned to {subject}",
          "What work is {subject} down for? Their TODO(...) markers",
          "List every TODO({subject}) or FIXME({subject}) in the repository"),
         Difficulty.EASY,
-        discover=lambda _lang: {"pattern": _TODO_DISCOVERY.pattern},
-        subject_of=lambda text: first_group(text, _TODO_DISCOVERY),
+        mining=lambda _lang: Mining(r"\b(?:TODO|FIXME)\(([\w.-]+)\)", subjects=plain_subject),
         naive=lambda owner: ({"pattern": owner, "fixed_strings": True},
                              {"pattern": "TODO", "fixed_strings": True}),
-        tags=("adversarial:decoys",), what="owner",
+        tags=_DECOYS, what="owner",
     ),
     *(
         RuleTemplate(
-            f"secret-{word}", "ripgrep_search", (), _secret_ref,
+            f"secret-{word}", "ripgrep_search", (), ref.secret_ref,
             ("Find assignments that set a {subject} to a value (secrets in the code or config)",
              "Where is a {subject} written down with its value? Assignments only",
              "List every line that assigns something to a *{subject}* key or variable"),
             Difficulty.MEDIUM,
             naive=lambda w: ({"pattern": w, "case_sensitive": False},),
-            tags=("adversarial:decoys",), extra={"subject": word},
+            tags=_DECOYS, extra={"subject": word},
         )
         for word in _SECRET_WORDS
     ),
     RuleTemplate(
-        "config-key", "ripgrep_search", (), _config_key_ref,
+        "config-key", "ripgrep_search", (), ref.config_key_ref,
         ("Find the {subject}_* settings in the config files",
          "Which config keys start with {subject}_? The lines that set them",
          "List every {subject}_ setting assigned in .env, .ini or .properties files"),
         Difficulty.EASY,
-        discover=lambda _lang: {"pattern": _CONFIG_DISCOVERY.pattern, "globs": list(CONFIG_GLOBS)},
-        subject_of=lambda text: first_group(text, _CONFIG_DISCOVERY),
+        mining=_text(r"^\s*([A-Z][A-Z0-9]*)_[A-Z0-9_]*\s*=", CONFIG_GLOBS),
         naive=lambda prefix: ({"pattern": f"{prefix}_", "fixed_strings": True},),
-        tags=("adversarial:decoys",), what="prefix",
+        tags=_DECOYS, what="prefix",
     ),
     RuleTemplate(
-        "log-level", "ripgrep_search", (), _log_level_ref,
+        "log-level", "ripgrep_search", (), ref.log_level_ref,
         ("Find the {subject} entries in the log files",
          "Which log lines were written at level {subject}? Not the code that mentions it",
          "List the {subject}-level records of the logs"),
         Difficulty.EASY,
-        discover=lambda _lang: {"pattern": _LOG_DISCOVERY.pattern, "globs": ["*.log"]},
-        subject_of=lambda text: first_group(text, _LOG_DISCOVERY),
+        mining=_text(r"^\S+\s+([A-Z]{4,5})\b", ("*.log",)),
         naive=lambda level: ({"pattern": level, "fixed_strings": True},),
-        tags=("adversarial:decoys",), what="level",
+        tags=_DECOYS, what="level",
     ),
 )  # fmt: skip
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from codesearch_core.models import Difficulty, ToolCall
+from codesearch_core.models import Difficulty
 from codesearch_core.store import Store
 from codesearch_core.synthesis import (
     NothingToMineError,
@@ -18,25 +19,33 @@ from codesearch_core.synthesis import (
     TemplateWriter,
     WrittenIntent,
     check_sample,
+    stored_draft_ids,
     synthesize,
 )
-from codesearch_core.synthesis.mine import MIN_MARGIN, candidates, measure, verify_target
-from codesearch_core.synthesis.rules import TEMPLATES, RuleTemplate
-from codesearch_core.tools import parse_tool_call
+from codesearch_core.synthesis.baselines import measure_baselines
+from codesearch_core.synthesis.mine import (
+    MIN_MARGIN,
+    Candidate,
+    candidates,
+    measure,
+    verify_target,
+)
+from codesearch_core.synthesis.rules import TEMPLATES
 
 
 @functools.cache
-def _webshop_candidates() -> dict[tuple[str, str, str], tuple[RuleTemplate, ToolCall]]:
-    # Discovery runs once for the module's tests.
-    return {(t.id, lang, subj): (t, call) for t, lang, subj, call in candidates("webshop")}
+def _webshop_candidates() -> dict[tuple[str, str, str], Candidate]:
+    # The mining passes run once for the module's tests.
+    return {(c.template.id, c.language, c.subject): c for c in candidates("webshop")}
 
 
 def _target(rule: str, language: str, subject: str) -> Target:
     found = _webshop_candidates().get((rule, language, subject))
     assert found is not None, f"{rule} {language} {subject} was not mined"
-    target, why = measure("webshop", found[0], language, subject, found[1])
+    target, why = measure("webshop", found)
     assert target is not None, why
-    return target
+    [(best, label)] = measure_baselines("webshop", [target])
+    return replace(target, baseline_reward=best, baseline_label=label)
 
 
 def test_a_call_target_has_its_findings_and_beats_the_keyword_search() -> None:
@@ -59,14 +68,9 @@ def test_a_text_target_is_measured_against_its_naive_searches() -> None:
 
 def test_size_bounds_refuse_a_single_finding() -> None:
     template = next(t for t in TEMPLATES if t.id == "call")
-    call = parse_tool_call(
-        {"name": "ast_grep_search",
-         "arguments": {"pattern": "stripe.refunds.create($$$ARGS)", "language": "typescript"}}
-    )  # fmt: skip
-    assert measure("webshop", template, "typescript", "stripe.refunds.create", call) == (
-        None,
-        "too_small",
-    )
+    arguments = {"pattern": "stripe.refunds.create($$$ARGS)", "language": "typescript"}
+    candidate = Candidate(template, "typescript", "stripe.refunds.create", arguments)
+    assert measure("webshop", candidate) == (None, "too_small")
 
 
 def test_synthesize_writes_distinct_verified_drafts(tmp_path: Path) -> None:
@@ -86,11 +90,14 @@ def test_synthesize_writes_distinct_verified_drafts(tmp_path: Path) -> None:
         assert len({d.findings_hash for d in drafts}) == total  # no two with the same findings
         assert {d.engine for d in drafts} == {"templates"}
         assert all(d.rule and d.prompt.startswith("template:") for d in drafts)
-        # Run again with the same seed: what is stored is not written twice, the run goes on to
-        # targets not drafted yet.
-        again = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=3, seed=0)
+        # Run again with the same seed: what is stored is not run nor written again, the run goes
+        # on to targets not drafted yet.
+        again = synthesize(
+            "webshop", writer=TemplateWriter(), sink=store, limit=3, seed=0,
+            known_drafts=stored_draft_ids(store, "webshop"),
+        )  # fmt: skip
         assert again.counts.kept == 3 and set(again.draft_ids).isdisjoint(report.draft_ids)
-        assert again.counts.dropped["already_stored"] >= 12
+        assert again.counts.already_drafted == 12
         assert store.draft_counts()["pending"] == 15
 
 
@@ -101,8 +108,9 @@ def test_a_stop_midway_keeps_the_drafts_made_so_far(tmp_path: Path) -> None:
             "webshop", writer=TemplateWriter(), sink=store, batch_size=8,
             on_progress=seen.append, should_stop=lambda: bool(seen),
         )  # fmt: skip
-        assert report.stopped
-        assert report.counts.candidates == 8
+        assert report.stopped and len(seen) == 1  # one batch of 8 candidates, then the stop
+        c = report.counts
+        assert c.mined + sum(c.dropped[w] for w in ("too_small", "too_large", "failed")) <= 8
         drafts, total = store.list_drafts(limit=100)
         assert total == report.counts.kept == len(drafts)
         assert all(d.expected and d.intent for d in drafts)

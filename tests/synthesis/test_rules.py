@@ -1,0 +1,111 @@
+"""The rule templates' reference calls on real code with the real ast-grep, and the text-baseline
+check that keeps only targets where the structural search matters: Go package calls (the shipped
+telemetry corpus), Java method annotations (ledger), classes implementing an interface (Java and
+TypeScript, written here: no shipped corpus has one)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from codesearch_core.synthesis import Target
+from codesearch_core.synthesis.baselines import measure_baselines
+from codesearch_core.synthesis.mine import MIN_MARGIN, candidates, measure
+
+
+def _measured(corpus: str, rule: str) -> dict[str, tuple[Target | None, str]]:
+    out: dict[str, tuple[Target | None, str]] = {}
+    for c in candidates(corpus):
+        if c.template.id != rule:
+            continue
+        target, why = measure(corpus, c)
+        if target is not None:
+            [(best, label)] = measure_baselines(corpus, [target])
+            target = replace(target, baseline_reward=best, baseline_label=label)
+            if best is not None and best > target.reference_reward - MIN_MARGIN:
+                why = "baseline_close"
+        out[c.subject] = (target, why)
+    return out
+
+
+def _kept(found: dict[str, tuple[Target | None, str]], subject: str) -> Target:
+    target, why = found[subject]
+    assert target is not None and why == "", (subject, why)
+    return target
+
+
+def test_go_package_calls_are_kept_where_the_text_search_finds_more() -> None:
+    found = _measured("telemetry", "go-package-call")
+    printf = _kept(found, "fmt.Printf")
+    assert printf.call.arguments["rule"]["kind"] == "call_expression"
+    assert {s.path for s in printf.expected} == {
+        "cmd/agent/main.go", "internal/collector/collector.go", "internal/export/http.go",
+    }  # fmt: skip
+    assert printf.baseline_reward is not None and printf.baseline_reward < 0.75
+    # os.Getenv is called twice and mentioned nowhere else: `rg -F` finds exactly the calls, so
+    # the task would not need ast-grep, and it is dropped.
+    assert found["os.Getenv"][1] == "baseline_close"
+    # `e.Send(...)`: a method on a variable, not an imported package's function.
+    assert "e.Send" not in found
+
+
+def test_java_methods_with_an_annotation() -> None:
+    found = _measured("ledger", "annotated-method")
+    test = _kept(found, "Test")
+    assert all(s.path.endswith("AccountTest.java") for s in test.expected)
+    assert all(s.end_line > s.start_line for s in test.expected)  # the whole methods
+    assert _kept(found, "Deprecated").baseline_label == "rg '@Deprecated'"
+
+
+JAVA = """\
+package shop;
+
+/** Unlike Runnable, a Job implements nothing itself. */
+public class Job {}
+
+class Worker extends Base implements Runnable, Comparable<Worker> {
+    public void run() {}
+    public int compareTo(Worker o) { return 0; }
+}
+
+final class Retry implements Runnable {
+    public void run() {}
+}
+
+interface Runnable2 extends Runnable {}
+"""
+TS = """\
+// Only a class can implement Shape; a comment that says `implements Shape` is not one.
+export interface Shape { area(): number }
+export class Square implements Shape {
+  area() {
+    return 1;
+  }
+}
+abstract class Base implements Shape, Named<string> {
+  abstract area(): number;
+}
+const note = "Circle implements Shape";
+"""
+
+
+def test_classes_implementing_an_interface(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for rel, text in {"src/Job.java": JAVA, "src/Worker2.java": JAVA, "web/shapes.ts": TS,
+                      "web/more.ts": TS}.items():  # fmt: skip
+        (tmp_path / "shop" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "shop" / rel).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path))
+    found = _measured("shop", "implements")
+    runnable = _kept(found, "Runnable")
+    assert runnable.language == "java"
+    # Worker and Retry in each file; not Job (its comment), not the interface extending it.
+    assert [(s.path, s.start_line) for s in runnable.expected] == [
+        ("src/Job.java", 6), ("src/Job.java", 11), ("src/Worker2.java", 6), ("src/Worker2.java", 11),
+    ]  # fmt: skip
+    shape = _kept(found, "Shape")
+    assert [(s.path, s.start_line) for s in shape.expected] == [
+        ("web/more.ts", 3), ("web/more.ts", 8), ("web/shapes.ts", 3), ("web/shapes.ts", 8),
+    ]  # fmt: skip
+    assert found["Comparable"][1] == "too_small" or found["Comparable"][0] is not None
