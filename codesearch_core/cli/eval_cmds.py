@@ -63,6 +63,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="DIR",
         help="instead of a run: store the runs an earlier version saved as JSON files in DIR",
     )
+    p.add_argument(
+        "--delete", metavar="RUN_ID", help="instead of a run: delete a stored run (a lead's call)"
+    )
+    p.add_argument("--list", action="store_true", help="instead of a run: list the stored runs")
     add_engine_arguments(p)
     p.set_defaults(func=cmd_eval, skip_bad=False)
 
@@ -112,9 +116,11 @@ def _check_server(args: argparse.Namespace) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
     from codesearch_core.cli.store_access import open_store
-    from codesearch_core.engines import PromptConfig
+    from codesearch_core.engines import MAX_N, PromptConfig
     from codesearch_core.export import evaluate, import_json_runs
 
+    if args.delete is not None or args.list:
+        return _manage(args)
     if args.import_json is not None:
         with open_store(args.db) as store:
             report = import_json_runs(store, args.import_json)
@@ -127,8 +133,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.engine is None:
         raise InputFileError("give --engine (mutations, openai, vllm or import)")
-    if args.n < 1:
-        raise InputFileError("--n must be at least 1")
+    if not 1 <= args.n <= MAX_N:
+        raise InputFileError(f"--n must be 1 to {MAX_N} (answers per blueprint), got {args.n}")
     if args.engine == "import" and args.from_file is None:
         raise InputFileError("--engine import needs --from FILE (the answers JSONL)")
     blueprints, label = select_blueprints(args)
@@ -163,4 +169,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print("by tag (mean reward, pass@k):")
     for tag, s in run.summary["by_tag"].items():
         print(f"  {tag:<34} {s['mean_reward'] or 0:.3f}  {s['pass_at_k'] or 0:.2f}")
+    return EXIT_OK
+
+
+def _manage(args: argparse.Namespace) -> int:
+    from codesearch_core.cli.store_access import open_store
+
+    with open_store(args.db) as store:
+        if args.delete is not None:
+            if not store.delete_eval_run(args.delete):
+                raise InputFileError(f"no eval run {args.delete!r} in the store")
+            print(f"deleted eval run {args.delete}")
+            return EXIT_OK
+        runs = store.eval_runs()
+    for run in runs:
+        overall = run.summary.get("overall", {})
+        reward, passed = overall.get("mean_reward"), overall.get("pass_at_k")
+        print(
+            f"{run.run_id}\t{run.label}\tmean reward "
+            f"{'-' if reward is None else f'{reward:.3f}'}\tpass@k "
+            f"{'-' if passed is None else f'{passed:.2f}'}"
+        )
+    if not runs:
+        print("no eval runs stored yet")
     return EXIT_OK

@@ -204,6 +204,28 @@ def test_an_empty_set_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFix
         assert store.eval_runs() == []
 
 
+def test_stored_runs_are_listed_and_deleted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.duckdb"
+    assert main(["eval", "--list", "--db", str(db)]) == 0
+    assert "no eval runs stored yet" in capsys.readouterr().out
+    assert (
+        main(["eval", "--engine", "mutations", "--blueprints", f"tag:{TAG}", "--db", str(db)]) == 0
+    )
+    (run,) = stored_runs(db)
+    capsys.readouterr()
+    assert main(["eval", "--list", "--db", str(db)]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith(f"{run.run_id}\t{run.label}\tmean reward 0.")
+    assert main(["eval", "--delete", run.run_id, "--db", str(db)]) == 0
+    assert stored_runs(db) == []
+    assert main(["eval", "--delete", run.run_id, "--db", str(db)]) == 2
+    assert f"no eval run {run.run_id!r}" in capsys.readouterr().err
+    assert main(["eval", "--engine", "mutations", "--n", "65", "--db", str(db)]) == 2
+    assert "--n must be 1 to 64" in capsys.readouterr().err
+
+
 @pytest.mark.vllm
 @pytest.mark.skipif(vllm_python() is None, reason=skip_reason())
 def test_vllm_that_cannot_start_is_a_clear_error_and_a_tiny_model_is_evaluated(
