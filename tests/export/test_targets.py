@@ -225,7 +225,9 @@ def test_sharegpt_follows_llama_factorys_rules_and_has_its_dataset_info_entry(
         assert isinstance(row[columns["system"]], str)
 
 
-@pytest.mark.skipif(llamafactory_support.load() is None, reason=llamafactory_support.skip_reason())
+@pytest.mark.skipif(
+    not llamafactory_support.WHEEL.is_file(), reason=llamafactory_support.skip_reason()
+)
 def test_llama_factory_reads_the_sharegpt_export_with_its_own_code(
     seed_exports: Path, hf_load: Loader
 ) -> None:
