@@ -91,6 +91,7 @@ class CodeSearchReward:
         self._snapshots: dict[str, tuple[str, float]] = {}
         self._runs: dict[_RunKey, Future[RunResult]] = {}
         self._lock = threading.Lock()
+        self._snapshot_lock = threading.Lock()
         # Each run is a child process: threads overlap them without the GIL in the way.
         self._pool = ThreadPoolExecutor(
             max_workers=workers or THREADS_PER_CPU * (os.cpu_count() or 2),
@@ -202,17 +203,22 @@ class CodeSearchReward:
     def _snapshot(self, corpus: str, root: Path) -> str:
         """The corpus's snapshot id as it is now (checked at most every `snapshot_ttl_s`); the
         root's path for a folder whose files cannot be listed (the run will say why)."""
-        now = time.monotonic()
         known = self._snapshots.get(corpus)
-        if known is not None and now - known[1] < self._snapshot_ttl_s:
+        if known is not None and time.monotonic() - known[1] < self._snapshot_ttl_s:
             return known[0]
-        try:
-            snapshot = check_corpus(corpus).content_id
-        except (CodesearchError, OSError):
-            snapshot = f"path:{root}"
-        with self._lock:
+        # One thread checks; the others wait for its answer rather than hash the corpus again
+        # (an unpinned corpus is hashed whole the first time).
+        with self._snapshot_lock:
+            now = time.monotonic()
+            known = self._snapshots.get(corpus)
+            if known is not None and now - known[1] < self._snapshot_ttl_s:
+                return known[0]
+            try:
+                snapshot = check_corpus(corpus).content_id
+            except (CodesearchError, OSError):
+                snapshot = f"path:{root}"
             self._snapshots[corpus] = (snapshot, now)
-        return snapshot
+            return snapshot
 
     def _run(self, call: ToolCall, corpus: str) -> RunResult:
         root = self._root(corpus)
