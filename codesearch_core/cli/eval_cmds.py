@@ -144,6 +144,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         engine = build_engine(args)
         for notice in getattr(engine, "notices", ()):
             print(f"note: {notice}", file=sys.stderr)
+        # A model's answers can take minutes: say what is being asked (stderr: --json stays clean).
+        single = sum(bp.plan is None for bp in blueprints)
+        print(f"asking {engine.name}:{engine.model} for {args.n} answer(s) to each of {single} "
+              f"blueprint(s) of {label}, then running and grading them…", file=sys.stderr)  # fmt: skip
         run = evaluate(
             engine,
             blueprints,
