@@ -55,3 +55,52 @@ def test_accepting_a_draft_makes_a_blueprint_with_provenance(
         assert blueprint is not None and blueprint.intent == first.intent
         assert blueprint.expected == first.expected
         assert store.draft_counts() == {"pending": 1, "accepted": 1, "rejected": 0}
+
+
+def test_editing_a_draft_field_by_field_then_rejecting_it(
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "studio.duckdb") as store:
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=2)
+        first, second = (store.get_draft(i) for i in report.draft_ids)
+    assert first is not None and second is not None
+    server = start_studio()
+    page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=drafts")
+    intent = page.get_by_label("Intent")
+    expect(intent).to_have_value(first.intent, timeout=UI_TIMEOUT_MS)
+
+    # The intent first: saved, the same draft stays on the card with the new text.
+    new_intent = "Which places in the shop code run this query? Not the comments about it"
+    intent.fill(new_intent)
+    page.get_by_role("button", name="Save edit").click()
+    page.get_by_text("Saved the edit; the draft stays in the queue.").wait_for()
+    expect(page.get_by_label("Intent")).to_have_value(new_intent, timeout=UI_TIMEOUT_MS)
+    # Then the difficulty, on its own.
+    other = "hard" if first.difficulty.value != "hard" else "easy"
+    # The Difficulty control (st.segmented_control): its options are buttons in a button group.
+    page.locator('[data-testid="stButtonGroup"]').get_by_text(other, exact=True).click()
+    settle(page)
+    page.get_by_role("button", name="Save edit").click()
+    page.get_by_text("Saved the edit; the draft stays in the queue.").wait_for()
+    expect(page.get_by_label("Intent")).to_have_value(new_intent, timeout=UI_TIMEOUT_MS)
+    page.get_by_text("Drafts: 2 pending · 0 accepted · 0 rejected").wait_for()
+
+    # Rejected with a note: the next draft takes the card.
+    page.get_by_label("Note").fill("too close to an authored blueprint")
+    page.get_by_label("Note").press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Reject").click()
+    page.get_by_text(f"Rejected draft {first.id}.").wait_for()
+    page.get_by_text("Drafts: 1 pending · 0 accepted · 1 rejected").wait_for()
+    expect(page.get_by_label("Intent")).to_have_value(second.intent, timeout=UI_TIMEOUT_MS)
+    server.stop()
+
+    with Store(server.db) as store:
+        rejected = store.get_draft(first.id)
+        assert rejected is not None and rejected.status == "rejected"
+        assert rejected.intent == new_intent and rejected.difficulty.value == other
+        assert (
+            rejected.decided_by == "ann" and rejected.note == "too close to an authored blueprint"
+        )
+        assert rejected.blueprint_id is None and store.get_blueprint(first.id) is None
+        assert store.draft_counts() == {"pending": 1, "accepted": 0, "rejected": 1}
