@@ -1,9 +1,10 @@
 """Synthesis end to end: mining passes → reference runs → text baselines → verify →
 de-duplicate → write intents → store, a batch at a time.
 
-The mining passes (one rg run per rule and language, `synthesis.mine.candidates`) name every
+The mining passes (one rg run per rule and language, `synthesis.mine.candidate_groups`) name every
 candidate up front; candidates already drafted in the store are skipped before any tool runs, so a
-re-run costs the passes and the new candidates only. A batch's reference runs and re-runs go
+re-run costs the passes and the candidates not drafted (new ones, and those dropped before, which
+are measured again). A batch's reference runs and re-runs go
 through `map_fn` (threads here: it is the tools' processes that work; Ray tasks on a cluster), its
 baselines share a few rg passes (`synthesis.baselines`), its intents are written in one call of
 the writer (a model: one generate call for the whole batch).
@@ -94,6 +95,37 @@ class SynthesisReport:
 
 def normalize_intent(text: str) -> str:
     return " ".join(re.sub(r"[^\w$.@]+", " ", text.casefold()).split())
+
+
+class IntentIndex:
+    """Normalized intents by length, to find one too close to a new intent without comparing it
+    with all: a rapidfuzz ratio of at least r between lengths a <= b needs b <= a * (200 - r) / r
+    (the matched characters can be at most a), so only lengths that near are compared. A run
+    making 10k+ drafts against a store's 10k+ intents stays linear in practice, where comparing
+    each new intent with every one before was quadratic."""
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self._by_length: dict[int, list[str]] = {}
+        self._spread = (200 - INTENT_SIMILARITY) / INTENT_SIMILARITY
+        for text in texts:
+            self.add(text)
+
+    def add(self, norm: str) -> None:
+        self._by_length.setdefault(len(norm), []).append(norm)
+
+    def close(self, norm: str) -> bool:
+        """Whether an intent already in the index is at least INTENT_SIMILARITY close to `norm`."""
+        # Loaded here, not at import: the model writers run in vLLM's own venv, which lacks it.
+        from rapidfuzz import fuzz, process
+
+        n = len(norm)
+        for length in range(int(n / self._spread), int(n * self._spread) + 1):
+            near = self._by_length.get(length)
+            if near and process.extractOne(
+                norm, near, scorer=fuzz.ratio, score_cutoff=INTENT_SIMILARITY
+            ):
+                return True
+        return False
 
 
 def draft_id(target: Target) -> str:
@@ -203,7 +235,7 @@ def synthesize(
     drafted = set(known_drafts)
     queue = ordered(groups, seed)
     seen_findings: set[tuple[Any, ...]] = set()
-    intents = [normalize_intent(t) for t in known_intents]
+    intents = IntentIndex(normalize_intent(t) for t in known_intents)
 
     def stop() -> bool:
         return (should_stop is not None and should_stop()) or (
@@ -238,30 +270,25 @@ def _write(
     writer: IntentWriter,
     sink: DraftSink,
     seed: int,
-    intents: list[str],
+    intents: IntentIndex,
     counts: SynthesisCounts,
     report: SynthesisReport,
     stop: Callable[[], bool],
 ) -> None:
     if not targets:
         return
-    # Loaded here, not at import: the model writers run in vLLM's own venv, which lacks it.
-    from rapidfuzz import fuzz, process
-
     for target, written in zip(targets, writer.write(targets, seed=seed), strict=True):
         counts.dropped.update({f"sample_{k}": v for k, v in written.dropped.items()})
         if written.intent is None:
             counts.dropped["no_usable_intent"] += 1
             continue
         norm = normalize_intent(written.intent)
-        if intents and process.extractOne(
-            norm, intents, scorer=fuzz.ratio, score_cutoff=INTENT_SIMILARITY
-        ):
+        if intents.close(norm):
             counts.dropped["close_intent"] += 1
             continue
         if stop():
             return  # the limit is reached or a stop was asked for: nothing half-done is left
-        intents.append(norm)
+        intents.add(norm)
         counts.deduplicated += 1
         if sink.add_draft(_draft(target, written.intent, written, writer)):
             counts.kept += 1

@@ -1,9 +1,11 @@
-"""Synthesis on a Ray cluster: each batch's measuring and verifying (the tool runs) as Ray tasks.
+"""Synthesis on a Ray cluster: each batch's reference runs and re-runs (the tool runs) as Ray
+tasks.
 
-`synthesize(..., map_fn=ray_map(...))`: discovery, intents, de-duplication and the store stay in
-this process; the candidates of a batch are evaluated one Ray task each, wherever the cluster has
-room. Every node needs this package and the corpora under the same `CODESEARCH_CORPORA` (a task
-names its corpus; see docs/scaling.md). Ray is an optional extra, imported only here.
+`synthesize(..., map_fn=ray_map(...))`: the mining passes, the shared baseline passes, intents,
+de-duplication and the store stay in this process; the candidates of a batch are measured, and
+their targets verified, one Ray task each, wherever the cluster has room. Every node needs this
+package and the corpora under the same `CODESEARCH_CORPORA` (a task names its corpus; see
+docs/scaling.md). Ray is an optional extra, imported only here.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The reference calls of the rule templates: `(language, subject) -> arguments` for each kind of
 fact, as a reviewer would write the call by hand (`synthesis.rules` ties each to its wordings).
 
-The ast-grep rules name tree-sitter node kinds; each was checked against the grammar ast-grep
-ships (`tests/synthesis/test_rules.py` runs every one on a small file of its language).
+The ast-grep rules name tree-sitter node kinds of the grammars ast-grep ships; the tests run them
+on the shipped corpora (`tests/synthesis/`), the newer ones (annotations, implements, Go package
+calls) with their expected findings in `tests/synthesis/test_rules.py`.
 """
 
 from __future__ import annotations

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rapidfuzz import fuzz
 
 from codesearch_core.models import Difficulty
 from codesearch_core.store import Store
@@ -30,6 +32,7 @@ from codesearch_core.synthesis.mine import (
     measure,
     verify_target,
 )
+from codesearch_core.synthesis.pipeline import INTENT_SIMILARITY, IntentIndex
 from codesearch_core.synthesis.rules import TEMPLATES
 
 
@@ -160,3 +163,19 @@ def test_template_intents_vary_with_the_seed_and_fill_the_subject() -> None:
     intents = {TemplateWriter().write([target], seed=s)[0].intent for s in range(12)}
     assert len(intents) >= 3
     assert all(i is not None and "DB.query" in i and "JavaScript" in i for i in intents)
+
+
+def test_the_intent_index_finds_what_comparing_with_every_intent_finds() -> None:
+    # The length window is exact, not a heuristic: the same answers as the all-pairs check.
+    rng = random.Random(7)
+    words = ["find", "every", "call", "to", "db.query", "in", "the", "python", "code", "x", "yy"]
+    texts = [" ".join(rng.choices(words, k=rng.randint(2, 9))) for _ in range(400)]
+    index = IntentIndex()
+    seen: list[str] = []
+    for text in texts:
+        brute = any(fuzz.ratio(text, old) >= INTENT_SIMILARITY for old in seen)
+        assert index.close(text) == brute, text
+        if not brute:
+            index.add(text)
+            seen.append(text)
+    assert 20 < len(seen) < 400
