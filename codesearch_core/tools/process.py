@@ -29,8 +29,9 @@ _READ_BYTES: Final = 256 * 1024
 # unprivileged maximum).
 _PIPE_BYTES: Final = 1024 * 1024
 _DEFAULT_PIPE_BYTES: Final = 64 * 1024
-_AST_GREP_TRACE: Final = (b"sg: entity|", b"sg: summary|")
-_AST_GREP_SKIPPED: Final = re.compile(rb"^sg: entity\|file\|(.*): skipped=(\w+)\r?\n?$")
+_AST_GREP_TRACE: Final = re.compile(rb"^sg: (?:entity|summary)\|.*\n?", re.MULTILINE)
+_AST_GREP_SKIPPED: Final = re.compile(rb"^sg: entity\|file\|(.*): skipped=(\w+)\r?$", re.MULTILINE)
+_TRACE_BLOCK_BYTES: Final = 1024 * 1024
 #: Skip reasons that mean a file's matches are missing. Not `emptyFile`, nor `invalidUtf8`: ast-grep
 #: parses UTF-8 only, a documented limit (such a corpus needs ripgrep_search).
 _AST_GREP_UNREAD: Final = {b"permissionDenied": "permission denied", b"ioError": "read error"}
@@ -237,17 +238,26 @@ def _untrace(f: IO[bytes]) -> tuple[str, list[str]]:
     f.seek(0)
     kept = bytearray()
     unread: dict[str, str] = {}
-    for line in f:
-        if not line.startswith(_AST_GREP_TRACE):
-            kept += line
-            if len(kept) > 2 * STDERR_TAIL_BYTES:
-                del kept[:-STDERR_TAIL_BYTES]
-            continue
-        if b": skipped=" not in line:  # most lines: a file searched (the regex costs ~1 us a line)
-            continue
-        skipped = _AST_GREP_SKIPPED.match(line)
-        if skipped and skipped[2] in _AST_GREP_UNREAD:
-            path = strip_dot_slash(skipped[1].decode("utf-8", "replace"))
-            unread.setdefault(path, _AST_GREP_UNREAD[skipped[2]])
+    rest = b""
+    # In blocks of whole lines, each searched by a regex in C: a loop over the lines in Python
+    # cost ~1 us for each file the search walked.
+    while True:
+        data = f.read(_TRACE_BLOCK_BYTES)
+        if data:
+            data = rest + data
+            cut = data.rfind(b"\n") + 1
+            block, rest = data[:cut], data[cut:]
+        elif rest:
+            block, rest = rest, b""  # the last line, without its newline
+        else:
+            break
+        if b": skipped=" in block:  # rare: a file skipped, perhaps unread
+            for skipped in _AST_GREP_SKIPPED.finditer(block):
+                if skipped[2] in _AST_GREP_UNREAD:
+                    path = strip_dot_slash(skipped[1].decode("utf-8", "replace"))
+                    unread.setdefault(path, _AST_GREP_UNREAD[skipped[2]])
+        kept += _AST_GREP_TRACE.sub(b"", block)
+        if len(kept) > 2 * STDERR_TAIL_BYTES:
+            del kept[:-STDERR_TAIL_BYTES]
     tail = bytes(kept[-STDERR_TAIL_BYTES:]).decode("utf-8", "replace")
     return tail, [f"{path} ({why})" for path, why in unread.items()]
