@@ -224,7 +224,9 @@ def add_expected_span(draft: BlueprintDraft, path: str, lines: str) -> Blueprint
     if not target.is_file():
         raise InputFileError(f"{path!r} is not a file in corpus {draft.corpus!r}")
     start, end = parse_line_range(lines)
-    n_lines = len(target.read_bytes().splitlines())
+    data = target.read_bytes()
+    # As rg numbers lines: at `\n` only (bytes.splitlines also ends a line at a lone `\r`).
+    n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if end > n_lines:
         raise InputFileError(f"{path!r} has {n_lines} lines; {lines.strip()!r} runs past its end")
     return replace(draft, expected=tuple(sorted({*draft.expected, Span(path, start, end)})))

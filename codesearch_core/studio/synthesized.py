@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from codesearch_core.corpora import read_file_text
+from codesearch_core.corpora import read_file_lines
 from codesearch_core.errors import CodesearchError
 from codesearch_core.store import Draft, Store
 from codesearch_core.synthesis import (
@@ -66,7 +66,7 @@ def provenance(draft: Draft) -> dict[str, str]:
 
 def _first_line(corpus: str, path: str, line: int) -> str:
     try:
-        lines = read_file_text(corpus, path).splitlines()
+        lines = read_file_lines(corpus, path)
         return lines[line - 1].strip()[:160] if 0 < line <= len(lines) else ""
     except CodesearchError:
         return ""

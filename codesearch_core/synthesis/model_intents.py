@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Final
 
-from codesearch_core.corpora import read_file_text
+from codesearch_core.corpora import read_file_lines
 from codesearch_core.engines import (
     JsonSampler,
     OpenAIEngine,
@@ -41,7 +41,7 @@ def _finding_lines(target: Target) -> list[str]:
     shown = []
     for span in target.expected[:SHOWN_FINDINGS]:
         try:
-            lines = read_file_text(target.corpus, span.path).splitlines()
+            lines = read_file_lines(target.corpus, span.path)
             text = lines[span.start_line - 1].strip()[:SHOWN_LINE_CHARS]
         except (CodesearchError, IndexError):
             text = ""

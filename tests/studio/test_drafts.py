@@ -186,3 +186,17 @@ def test_the_split_goes_through_the_editor_and_is_saved(seeded: Store) -> None:
     assert seeded.upsert_blueprint(drafts.blueprint_from_draft(draft)) == "updated"
     stored = seeded.get_blueprint(bp.id)
     assert stored is not None and drafts.draft_from_blueprint(stored).split is Split.EVAL
+
+
+def test_a_span_is_checked_against_the_lines_rg_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A lone CR ends a line for bytes.splitlines but not for rg: "a\rb\n" is one line, and a span
+    # on line 2 would name a line no finding can have.
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "f.txt").write_bytes(b"a\rb\nlast")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path))
+    draft = studio.BlueprintDraft(corpus="c", call={})
+    assert studio.add_expected_span(draft, "f.txt", "2").expected == (Span("f.txt", 2, 2),)
+    with pytest.raises(InputFileError, match="has 2 lines"):
+        studio.add_expected_span(draft, "f.txt", "3")
