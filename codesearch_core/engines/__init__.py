@@ -1,7 +1,8 @@
 """Proposal engines: where candidate tool calls for a blueprint's intent come from.
 
 All engines share one interface (`base.Engine.propose`) and one path from text to `Proposal`
-(`base.proposal_from_text`: parse, repair, validate). Importing this package never imports vLLM.
+(`base.proposal_from_text`: parse, repair, validate; `base.read_call` is that path without the
+Proposal, and also counts the calls the text wrote). Importing this package never imports vLLM.
 JSON samples for other tasks than tool calls (synthesis's intents): `engines.json_samples`.
 Imports `corpora`, `tools` and below; never the store.
 """
@@ -10,9 +11,11 @@ from codesearch_core.engines.base import (
     MAX_N,
     Engine,
     ProgressFn,
+    ReadCall,
     SamplingSettings,
     proposal_from_text,
     proposal_to_json,
+    read_call,
 )
 from codesearch_core.engines.import_engine import ENGINE_NAME as IMPORT_ENGINE
 from codesearch_core.engines.import_engine import ImportEngine
@@ -74,6 +77,7 @@ __all__ = [
     "OpenAISettings",
     "ProgressFn",
     "PromptConfig",
+    "ReadCall",
     "SamplingSettings",
     "SchemaMode",
     "ToolFormat",
@@ -87,6 +91,7 @@ __all__ = [
     "openai_json_sampler",
     "proposal_from_text",
     "proposal_to_json",
+    "read_call",
     "shutdown_vllm_engine",
     "vllm_json_sampler",
 ]

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from codesearch_core.engines.prompt import Example, PromptConfig
 from codesearch_core.engines.repair import parse_model_output, validate_and_repair
 from codesearch_core.engines.tool_format import ToolFormat
 from codesearch_core.errors import EngineError
-from codesearch_core.models import Blueprint, Proposal
+from codesearch_core.models import Blueprint, Proposal, ToolCall
 
 ProgressFn = Callable[[int, int], None]
 """Called as `on_progress(done, total)`, with `done` counting blueprints."""
@@ -98,6 +98,30 @@ def check_n(n: int, *, at_most: int | None = MAX_N) -> None:
         )
 
 
+class ReadCall(NamedTuple):
+    """The first call a model's text makes (None: why not, in `error`), the repairs that made it
+    valid, and how many calls the text wrote (`calls`; only the first is run)."""
+
+    call: ToolCall | None
+    repairs: tuple[str, ...]
+    error: str
+    calls: int
+
+
+def read_call(
+    raw_text: str, finish_reason: str | None = None, tool_format: ToolFormat | None = None
+) -> ReadCall:
+    """Parse, repair and validate what a model wrote (`tool_format`: its syntax; None: bare JSON)."""
+    if tool_format is not None:
+        parsed = tool_format.parse(raw_text, finish_reason)
+    else:
+        parsed = parse_model_output(raw_text, finish_reason)
+    if parsed.error:
+        return ReadCall(None, parsed.repairs, parsed.error, parsed.calls)
+    result = validate_and_repair(parsed.value)
+    return ReadCall(result.call, (*parsed.repairs, *result.repairs), result.error, parsed.calls)
+
+
 def proposal_from_text(
     blueprint_id: str,
     raw_text: str,
@@ -117,14 +141,7 @@ def proposal_from_text(
     `tool_format`: the model's tool-call syntax, whose markers and shape are read first (None: a
     bare JSON call, as the `json` format and imported files have it).
     """
-    if tool_format is not None:
-        parsed = tool_format.parse(raw_text, finish_reason)
-    else:
-        parsed = parse_model_output(raw_text, finish_reason)
-    call, repairs, error = None, parsed.repairs, parsed.error
-    if not error:
-        result = validate_and_repair(parsed.value)
-        call, repairs, error = result.call, (*parsed.repairs, *result.repairs), result.error
+    call, repairs, error, _calls = read_call(raw_text, finish_reason, tool_format)
     return Proposal(
         blueprint_id=blueprint_id,
         engine=engine,

@@ -133,11 +133,16 @@ _NAME_KEYS: Final = ("name", "tool", "tool_name", "function")
 
 
 class ParsedOutput(NamedTuple):
-    """Decoded model output: the JSON value (None when it could not be decoded), why not, and fixes."""
+    """Decoded model output: the JSON value (None when it could not be decoded), why not, and fixes.
+
+    `calls`: how many calls the text wrote in its tool format; `value` is the first. Only the first
+    is run, so whoever scores the text (the RL reward) can charge the others as effort.
+    """
 
     value: Any
     error: str
     repairs: tuple[str, ...]
+    calls: int = 1
 
 
 class RepairResult(NamedTuple):
@@ -148,6 +153,7 @@ class RepairResult(NamedTuple):
     error: str
 
 
+_BETWEEN_CALLS = re.compile(r"[ \t\r\n;,]*")
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```$", re.DOTALL)
 
 
@@ -173,6 +179,25 @@ def parse_model_output(raw_text: str, finish_reason: str | None = None) -> Parse
         return ParsedOutput(None, NESTING_ERROR, tuple(repairs))
 
 
+def _more_calls(decoder: json.JSONDecoder, text: str, end: int) -> int:
+    """How many more JSON objects follow the first one in `text` (from `end`), each after white
+    space, `;` or `,`: the further calls of a model that wrote several (Llama 3.1 separates them
+    with `; `). Stops at the first thing that is not an object."""
+    more = 0
+    while True:
+        between = _BETWEEN_CALLS.match(text, end)
+        end = between.end() if between else end
+        if end >= len(text) or text[end] != "{":
+            return more
+        try:
+            value, end = decoder.raw_decode(text, end)
+        except (ValueError, RecursionError):
+            return more
+        if not isinstance(value, dict):
+            return more
+        more += 1
+
+
 def _decode(text: str, repairs: list[str]) -> ParsedOutput:
     value, problem = _loads(text, strict=True)
     if problem is None:
@@ -186,8 +211,10 @@ def _decode(text: str, repairs: list[str]) -> ParsedOutput:
             return ParsedOutput(value, "", tuple(repairs))
     # Chatty models write the object and then keep talking.
     if problem.msg == "Extra data":
-        value, _end = json.JSONDecoder(strict=False).raw_decode(text)
-        return ParsedOutput(value, "", (*repairs, "text after the JSON value dropped"))
+        decoder = json.JSONDecoder(strict=False)
+        value, end = decoder.raw_decode(text)
+        calls = 1 + _more_calls(decoder, text, end) if isinstance(value, dict) else 1
+        return ParsedOutput(value, "", (*repairs, "text after the JSON value dropped"), calls)
     return ParsedOutput(
         None,
         f"invalid JSON: {problem.msg} at line {problem.lineno} column {problem.colno} "

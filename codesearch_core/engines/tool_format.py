@@ -117,10 +117,13 @@ class ToolFormat:
                     self._unwrap(parsed.value, repairs),
                     "",
                     (*parsed.repairs, f"{marker} missing", *repairs),
+                    self._calls_in(parsed),
                 )
             if text[:at].strip():
                 repairs.append(f"text before {marker} dropped")
             text = text[at + len(marker) :]
+        # Each further begin marker opens another call (Hermes writes parallel calls as blocks).
+        more_blocks = text.count(self.begin.strip()) if self.begin else 0
         if self.end:
             marker = self.end.strip()
             at = text.find(marker)
@@ -133,7 +136,15 @@ class ToolFormat:
         parsed = parse_model_output(text.strip(), finish_reason)
         if parsed.error:
             return ParsedOutput(None, parsed.error, (*repairs, *parsed.repairs))
-        return ParsedOutput(self._unwrap(parsed.value, repairs), "", (*repairs, *parsed.repairs))
+        calls = self._calls_in(parsed) + more_blocks
+        value = self._unwrap(parsed.value, repairs)
+        return ParsedOutput(value, "", (*repairs, *parsed.repairs), calls)
+
+    def _calls_in(self, parsed: ParsedOutput) -> int:
+        """The calls one decoded block holds: a list's items in a list syntax (xLAM, Mistral)."""
+        if self.as_list and isinstance(parsed.value, list):
+            return max(len(parsed.value), 1)
+        return parsed.calls
 
     def _unwrap(self, value: Any, repairs: list[str]) -> Any:
         """The syntax's own shape (a list, another argument key) as our `{"name", "arguments"}`."""

@@ -43,7 +43,7 @@ from codesearch_core.corpora import (
     load_seed_blueprints,
     read_blueprints_jsonl,
 )
-from codesearch_core.engines import DEFAULT_TOOL_FORMAT, get_tool_format, proposal_from_text
+from codesearch_core.engines import DEFAULT_TOOL_FORMAT, get_tool_format, read_call
 from codesearch_core.errors import CodesearchError
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, RunResult, ToolCall
@@ -181,14 +181,15 @@ class CodeSearchReward:
             if bp is None:
                 self._count("unknown_blueprint")
                 return PARSE_FAILURE_REWARD
-            proposal = proposal_from_text(
-                bp.id, completion_text(completion), engine="rl", model="", tool_format=self._format
-            )
-            if proposal.call is None:
+            text, parsed_calls = _completion(completion)
+            read = read_call(text, tool_format=self._format)
+            if read.call is None:
                 self._count("parse_failures")
                 return PARSE_FAILURE_REWARD
-            run = self._run(proposal.call, bp.corpus)
-            return score(run, proposal.call, bp.expected)[1].total
+            run = self._run(read.call, bp.corpus)
+            # Only the first call runs; every other call the completion wrote costs effort.
+            calls = max(read.calls, parsed_calls)
+            return score(run, read.call, bp.expected, calls_made=calls)[1].total
         except Exception:
             self._count("errors")
             return PARSE_FAILURE_REWARD
@@ -259,17 +260,22 @@ def _column(values: Any, n: int) -> list[Any]:
 
 def completion_text(completion: Any) -> str:
     """The text to parse from one completion: a string as it is; from messages (TRL's
-    conversational completions), the last assistant turn's tool call when the trainer parsed one,
-    else its content."""
+    conversational completions), the last assistant turn's first tool call when the trainer
+    parsed them, else its content."""
+    return _completion(completion)[0]
+
+
+def _completion(completion: Any) -> tuple[str, int]:
+    """`completion_text`, and how many tool calls the trainer parsed out of it (0: none)."""
     if isinstance(completion, str):
-        return completion
+        return completion, 0
     message: Any = completion
     if isinstance(completion, Sequence) and completion:
         turns = [m for m in completion if isinstance(m, Mapping)]
         assistant = [m for m in turns if m.get("role", "assistant") == "assistant"]
         message = (assistant or turns)[-1] if turns else None
     if not isinstance(message, Mapping):
-        return ""
+        return "", 0
     calls = message.get("tool_calls")
     if isinstance(calls, Sequence) and calls and isinstance(calls[0], Mapping):
         function = calls[0].get("function", calls[0])
@@ -278,6 +284,7 @@ def completion_text(completion: Any) -> str:
             if isinstance(arguments, str):
                 with contextlib.suppress(ValueError):
                     arguments = json.loads(arguments)
-            return json.dumps({"name": function.get("name"), "arguments": arguments})
+            text = json.dumps({"name": function.get("name"), "arguments": arguments})
+            return text, len(calls)
     content = message.get("content")
-    return content if isinstance(content, str) else ""
+    return (content if isinstance(content, str) else ""), 0

@@ -9,7 +9,9 @@ Reward
 - `R_find`: span F1 (0 when the run failed), coverage-weighted by default (`grading.spans`): a
   call that touches only the first line of each expected construct earns little of it.
 - `R_scope`: file IoU (0 when the run failed).
-- `R_effort`: `-(number_of_calls - 1)`: a single call is not penalized, each extra plan step costs 1.
+- `R_effort`: `-(number_of_calls - 1)`: a single call is not penalized, each extra plan step costs 1,
+  and so does each call a model's answer wrote beyond the one that is run (`calls_made`): an RL
+  policy gets no free tries by writing several calls in one answer.
 - `R_pcre2_rule`: -1 when any ripgrep pattern needs PCRE2 (look-around, back-reference) but the call
   did not set `pcre2: true` (or the run failed with `pcre2_required`), else 0.
 
@@ -66,12 +68,15 @@ def reward(
     call: ToolCall | Plan | None,
     run: RunResult | None,
     weights: RewardWeights = DEFAULT_WEIGHTS,
+    *,
+    calls_made: int = 1,
 ) -> Reward:
     """The scalar training reward for one answer (a call or a plan) and its components.
 
     `call` is None when the model's output did not parse or validate. `grade` is the grade of the
     run's findings against the blueprint's expected spans; None (or a failed `run`) scores no find
-    and no scope.
+    and no scope. `calls_made`: the calls the answer wrote, when it wrote more than `call` holds
+    (only the first was run).
     """
     if call is None:
         return Reward(total=0.0, components={"R_parse": 0.0})
@@ -79,7 +84,7 @@ def reward(
     found = grade is not None and not run_failed
     r_find = grade.span_f1 if found and grade is not None else 0.0
     r_scope = grade.file_iou if found and grade is not None else 0.0
-    r_effort = float(1 - len(_calls(call)))
+    r_effort = float(1 - max(len(_calls(call)), calls_made))
     pcre2_failure = run is not None and run.error_kind is ErrorKind.PCRE2_REQUIRED
     r_pcre2 = -1.0 if pcre2_failure or breaks_pcre2_rule(call) else 0.0
     components = {
@@ -105,9 +110,10 @@ def score(
     expected: Sequence[Span],
     *,
     matching: Matching = DEFAULT_MATCHING,
+    calls_made: int = 1,
 ) -> tuple[Grade | None, Reward]:
     """The grade and reward of a run. Only a run that completed is graded: a failed run's findings
     are not trustworthy, and grading "nothing found" against a blueprint that expects nothing would
-    call a timeout perfect."""
+    call a timeout perfect. `calls_made`: see `reward`."""
     g = grade(run.findings, expected, matching=matching) if run.ok else None
-    return g, reward(g, call, run)
+    return g, reward(g, call, run, calls_made=calls_made)

@@ -12,7 +12,7 @@ import json
 import jsonschema
 import pytest
 
-from codesearch_core.engines.base import proposal_from_text
+from codesearch_core.engines.base import proposal_from_text, read_call
 from codesearch_core.engines.repair import LENGTH_ERROR
 from codesearch_core.engines.tool_format import (
     GRAMMARS_FILE,
@@ -132,6 +132,27 @@ def test_a_list_of_calls_takes_the_first_and_says_so() -> None:
     two = json.dumps([CALL, {"name": "ast_grep_search", "arguments": {}}])
     parsed = xlam.parse(two)
     assert parsed.value == CALL and parsed.repairs == ("first of 2 calls taken",)
+
+
+@pytest.mark.parametrize("name", sorted(TOOL_FORMATS))
+def test_each_format_counts_the_calls_an_answer_wrote_and_reads_the_first(name: str) -> None:
+    tool_format = get_tool_format(name)
+    other = {"name": "ast_grep_search", "arguments": {"pattern": "foo($A)", "language": "python"}}
+    one = tool_format.render_call(CALL["name"], CALL["arguments"])
+    read = read_call(one, tool_format=tool_format)
+    assert (read.call is not None and read.call.to_dict(), read.calls) == (CALL, 1)
+    if tool_format.as_list:  # one list of three calls
+        body = json.dumps([{"name": c["name"], tool_format.arguments_key: c["arguments"]}
+                           for c in (CALL, other, CALL)])  # fmt: skip
+        three = tool_format.begin + body + tool_format.end
+    else:  # three blocks, as Hermes writes parallel calls (Llama 3.1 separates them with "; ")
+        sep = "; " if name == "llama3_json" else "\n"
+        three = sep.join(
+            tool_format.render_call(c["name"], c["arguments"]) for c in (CALL, other, CALL)
+        )
+    read = read_call(three, tool_format=tool_format)
+    assert read.call is not None and read.call.to_dict() == CALL
+    assert read.calls == 3
 
 
 def test_a_cut_answer_is_the_length_error_whatever_the_format() -> None:

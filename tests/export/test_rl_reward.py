@@ -87,6 +87,39 @@ def test_tool_calls_parsed_by_the_trainer_are_read_too(reward: CodeSearchReward)
     assert reward(prompts=[None], completions=[[message]], blueprint_id=[bp.id]) == [1.0]
 
 
+def test_every_call_beyond_the_first_costs_effort_so_a_policy_gets_no_free_tries(
+    reward: CodeSearchReward,
+) -> None:
+    # Only the first call runs: without a charge for the others, a policy could write the right
+    # call and a wrong one (or the same call 20,000 times) and keep the full reward.
+    bp = next(b for b in seed_blueprints() if b.counter_calls)
+    right, wrong = _hermes(bp.reference_call), _hermes(bp.counter_calls[0].call)
+    effort = 0.05  # grading.rewards.DEFAULT_WEIGHTS.effort
+    got = reward(
+        prompts=[None] * 4,
+        completions=[
+            right,
+            right + "\n" + wrong,
+            wrong + "\n" + right,
+            "\n".join([right] * 20_000),
+        ],
+        blueprint_id=[bp.id] * 4,
+    )
+    assert got[0] == pytest.approx(1.0)
+    assert got[1] == pytest.approx(1.0 - effort)
+    assert got[2] == pytest.approx(_graded(bp.counter_calls[0].call, bp) - effort)
+    assert got[3] == pytest.approx(max(-1.0, 1.0 - effort * 19_999))
+    # Calls the trainer parsed into `tool_calls` count the same way.
+    function = {
+        "name": bp.reference_call.name.value,
+        "arguments": dict(bp.reference_call.arguments),
+    }
+    message = {"role": "assistant", "tool_calls": [{"type": "function", "function": function}] * 3}
+    assert reward(prompts=[None], completions=[[message]], blueprint_id=[bp.id]) == pytest.approx(
+        [1.0 - 2 * effort]
+    )
+
+
 @pytest.mark.parametrize(
     "completion",
     [
