@@ -115,9 +115,10 @@ def _skipped(
     """What the export left out whole, by reason, with the number of blueprints (also in
     `counts`): plan blueprints, whose reference no single-call layout can hold (every layout here
     is one call per answer), and the held-out eval split."""
-    found = store.export_blueprint_counts(filters)
+    with_reference = include_reference or fmt in ALWAYS_REFERENCE
+    found = store.export_blueprint_counts(filters, with_reference=with_reference)
     skipped: dict[str, dict[str, Any]] = {}
-    if (include_reference or fmt in ALWAYS_REFERENCE) and found["plan"]:
+    if with_reference and found["plan"]:
         counter.counts["skipped_plan"] = found["plan"]
         skipped["plan"] = {
             "blueprints": found["plan"],

@@ -410,9 +410,16 @@ class Store(DraftStore, DriftStore, EvalStore):
         finally:
             self._release(cur)
 
-    def export_blueprint_counts(self, filters: QueueFilters) -> dict[str, int]:
-        """Blueprints an export cannot take whole: "plan" and "eval" (the held-out split)."""
-        return self._read(lambda cur: store_export_query.blueprint_counts(cur, filters))
+    def export_blueprint_counts(
+        self, filters: QueueFilters, *, with_reference: bool = True
+    ) -> dict[str, int]:
+        """Blueprints an export (with the reference calls or not) would read but cannot take
+        whole: "plan" and "eval" (the held-out split)."""
+        return self._read(
+            lambda cur: store_export_query.blueprint_counts(
+                cur, filters, with_reference=with_reference
+            )
+        )
 
     def export_answer_counts(self, filters: QueueFilters) -> dict[str, int]:
         """Proposals matching `filters` that the export rule takes ("answers") and those it leaves

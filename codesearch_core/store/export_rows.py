@@ -116,8 +116,8 @@ def export_rows(
     """
     (proposal_where, proposal_p), (bp_where, bp_p) = _answer_filters(f)
     # A plan seed's reference is several calls: the single-call layouts take no gold from it.
-    reference_where = bp_where + " AND b.plan IS NULL" + (" AND b.tool = ?" if f.tool else "")
-    reference_p = [*bp_p, *([f.tool] if f.tool else [])]
+    reference_where, reference_p = _reference_filter(f)
+    reference_where += " AND b.plan IS NULL"
     base = (
         f"SELECT {_EXPORT_KEYS}, {_ACCEPT_OR_REJECT}, "
         f"{_EXPORT_META if with_meta else _NO_META}, e.ok, NULL "
@@ -134,9 +134,6 @@ def export_rows(
         if include_reference:
             sql += f" UNION ALL {reference}"
             params += reference_p
-            if f.blueprint_id:
-                sql += " AND b.id = ?"
-                params.append(f.blueprint_id)
     elif kind == "pairs":
         rejected = f"{_REJECTED} AND {proposal_where}"
         has_rejected = (
@@ -157,9 +154,9 @@ def export_rows(
         sql = (
             f"{base.replace(_ACCEPT_OR_REJECT, _RANKED_ACTION)} WHERE {bp_where} "
             f"AND (({_ACCEPTED}) OR ({_REJECTED}) OR ({undecided})) AND {proposal_where} "
-            f"UNION ALL {reference}" + (" AND b.id = ?" if f.blueprint_id else "")
+            f"UNION ALL {reference}"
         )
-        params = [*bp_p, *proposal_p, *reference_p, *([f.blueprint_id] if f.blueprint_id else [])]
+        params = [*bp_p, *proposal_p, *reference_p]
     else:
         raise ValueError(f"unknown export row kind {kind!r}")
     result = cur.execute(f"{sql} ORDER BY 1, 11 NULLS FIRST", params)
@@ -180,6 +177,18 @@ def _answer_filters(f: QueueFilters) -> tuple[tuple[str, list[Any]], tuple[str, 
         proposal_p.append(f.tool)
     bp_f, bp_p = blueprint_clauses(replace(f, tool=None))
     return (" AND ".join(proposal_f) or "TRUE", proposal_p), (" AND ".join(bp_f) or "TRUE", bp_p)
+
+
+def _reference_filter(f: QueueFilters) -> tuple[str, list[Any]]:
+    """The condition over `blueprints b` whose reference calls an export reads (plans included:
+    callers leave them out or count them): the blueprint filters, `f.tool` as the reference's tool
+    and `f.blueprint_id`. Proposal filters (engine, model, ...) do not apply to a reference."""
+    _, (where, params) = _answer_filters(f)
+    for clause, value in (("b.tool = ?", f.tool), ("b.id = ?", f.blueprint_id)):
+        if value:
+            where += f" AND {clause}"
+            params.append(value)
+    return where, params
 
 
 #: What `answer_counts` counts: the answers the rule takes, then what it leaves out, by reason.
@@ -211,19 +220,37 @@ def answer_counts(cur: duckdb.DuckDBPyConnection, f: QueueFilters) -> dict[str, 
     return {name: int(n) for (name, _), n in zip(ANSWER_COUNTS, row, strict=True)}
 
 
-def blueprint_counts(cur: duckdb.DuckDBPyConnection, f: QueueFilters) -> dict[str, int]:
-    """Blueprints matching `f`'s blueprint filters that an export cannot take whole, for its
+def blueprint_counts(
+    cur: duckdb.DuckDBPyConnection, f: QueueFilters, *, with_reference: bool = True
+) -> dict[str, int]:
+    """Blueprints an export with filters `f` would read rows of but cannot take whole, for its
     manifest: "plan" (a plan's reference is several calls, which no single-call layout holds) and
-    "eval" (held out: `split = 'eval'`, counted whatever `f.split` says)."""
-    bp_where, bp_p = blueprint_clauses(replace(f, tool=None))
-    held_where, held_p = blueprint_clauses(replace(f, tool=None, split=None))
+    "eval" (held out: `split = 'eval'`, counted whatever `f.split` says).
+
+    An export reads a blueprint's reference call (`with_reference`: matching `_reference_filter`)
+    and its proposals that match the proposal filters; a blueprint it would read nothing of is
+    not skipped, so the counts narrow with every filter the rows do (a blueprint id, an engine).
+    "plan" counts by the reference filter alone: it is the plan's reference that no layout holds.
+    """
+    (proposal_where, proposal_p), _ = _answer_filters(f)
+    reference_where, reference_p = _reference_filter(f)
+    held_where, held_p = _reference_filter(replace(f, split=None))
+    # The blueprint filters less the reference's tool (the proposals' tool is in proposal_where).
+    _, (held_bp_where, held_bp_p) = _answer_filters(replace(f, split=None))
+    read = (
+        f"({held_bp_where} AND EXISTS (SELECT 1 FROM proposals p "
+        f"WHERE p.blueprint_seq = b.seq AND {proposal_where}))"
+    )
+    read_p = [*held_bp_p, *proposal_p]
+    if with_reference:
+        read = f"({read} OR ({held_where}))"
+        read_p += held_p
     row = first_row(
         cur.execute(
             "SELECT (SELECT count(*) FROM blueprints b WHERE b.plan IS NOT NULL AND "
-            f"{' AND '.join(bp_where) or 'TRUE'}), "
-            "(SELECT count(*) FROM blueprints b WHERE b.split = 'eval' AND "
-            f"{' AND '.join(held_where) or 'TRUE'})",
-            [*bp_p, *held_p],
+            f"{reference_where}), "
+            f"(SELECT count(*) FROM blueprints b WHERE b.split = 'eval' AND {read})",
+            [*reference_p, *read_p],
         )
     )
     assert row is not None

@@ -363,6 +363,42 @@ def test_a_plan_blueprints_reference_is_no_single_call_gold(store: Store, tmp_pa
     assert "skipped_plan" not in export(store, ExportFormat.XLAM, out).counts
 
 
+def test_the_skipped_blueprints_are_counted_under_the_exports_own_filters(
+    store: Store, tmp_path: Path
+) -> None:
+    # bp-002 a plan, bp-003 held out: each filter below reads rows of some blueprints only, and
+    # the manifest may count as skipped only those.
+    bp = next(b for b in store.get_blueprints(["bp-002"]))
+    plan = Plan((PlanStep(rg_call("handler_2")), PlanStep(bp.reference_call, True)))
+    store.upsert_blueprint(dataclasses.replace(bp, plan=plan))
+    assert store.set_split(["bp-003"], "eval") == 1
+    out = tmp_path / "xlam.jsonl"
+
+    def skipped(include_reference: bool = True, **filters: Any) -> dict[str, int]:
+        manifest = export(store, ExportFormat.XLAM, out, filters=QueueFilters(**filters),
+                          include_reference=include_reference)  # fmt: skip
+        names = {"skipped_plan": "plan", "held_out_eval": "eval_split"}  # counts -> extra.skipped
+        counts = {k: manifest.counts.get(k, 0) for k in names}
+        found = {k: v["blueprints"] for k, v in manifest.extra["skipped"].items()}
+        assert found == {names[k]: n for k, n in counts.items() if n}
+        return counts
+
+    assert skipped() == {"skipped_plan": 1, "held_out_eval": 1}
+    assert skipped(blueprint_id="bp-000") == {"skipped_plan": 0, "held_out_eval": 0}
+    assert skipped(blueprint_id="no-such-blueprint") == {"skipped_plan": 0, "held_out_eval": 0}
+    assert skipped(blueprint_id="bp-002") == {"skipped_plan": 1, "held_out_eval": 0}
+    assert skipped(blueprint_id="bp-003") == {"skipped_plan": 0, "held_out_eval": 1}
+    assert skipped(tag="pcre2") == {"skipped_plan": 0, "held_out_eval": 0}
+    # The reference rows are the blueprint's, whoever proposed: an engine filter keeps them all.
+    assert skipped(engine="vllm") == {"skipped_plan": 1, "held_out_eval": 1}
+    # Without them the export reads the engine's proposals only, and bp-003 has none from vllm.
+    assert skipped(False, engine="vllm") == {"skipped_plan": 0, "held_out_eval": 0}
+    assert skipped(False, engine="mutations") == {"skipped_plan": 0, "held_out_eval": 1}
+    # The answer's tool: the reference calls are ast-grep's, bp-003's one proposal ripgrep's.
+    assert skipped(tool="ripgrep_search") == {"skipped_plan": 0, "held_out_eval": 1}
+    assert skipped(tool="ast_grep_search") == {"skipped_plan": 1, "held_out_eval": 1}
+
+
 def test_the_eval_split_is_held_out_of_exports_unless_asked(store: Store, tmp_path: Path) -> None:
     assert store.set_split(["bp-000"], "eval") == 1
     out = tmp_path / "xlam.jsonl"
