@@ -118,6 +118,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from codesearch_core.cli.store_access import open_store
     from codesearch_core.engines import MAX_N, PromptConfig
     from codesearch_core.export import evaluate, import_json_runs
+    from codesearch_core.export.evaluation import left_out
 
     if args.delete is not None or args.list:
         return _manage(args)
@@ -144,7 +145,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         engine = build_engine(args)
         for notice in getattr(engine, "notices", ()):
             print(f"note: {notice}", file=sys.stderr)
-        # A model's answers can take minutes: say what is being asked (stderr: --json stays clean).
+        # A model's answers can take minutes: say what is being asked (stderr: --json stays clean),
+        # and what is not: the set's count would otherwise not match the blueprints asked.
+        for kind, what in left_out(blueprints).items():
+            print(f"{what['blueprints']} {kind} blueprint(s) left out: {what['reason']}",
+                  file=sys.stderr)  # fmt: skip
         single = sum(bp.plan is None for bp in blueprints)
         print(f"asking {engine.name}:{engine.model} for {args.n} answer(s) to each of {single} "
               f"blueprint(s) of {label}, then running and grading them…", file=sys.stderr)  # fmt: skip

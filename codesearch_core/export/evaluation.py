@@ -14,6 +14,7 @@ Summary metrics, over the blueprints of the set (an answer-less blueprint counts
 - `pcre2_violations`: answers using a look-around or back-reference without `pcre2`;
 - `parse_rate` / `repair_rate`: answers that held a valid call / that needed a repair for it;
 - `pass_at_k`: blueprints where one of the k answers earned at least `PASS_REWARD`.
+The summary's `left_out` says which blueprints of the set were not asked (plans), how many and why.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ METRICS: Final = (
     "repair_rate",
     "pass_at_k",
 )
+#: Why `evaluate` leaves plan blueprints out (`left_out` in a run's summary; the CLI says it).
+PLAN_LEFT_OUT: Final = "a plan's reference is several calls, which one call cannot answer"
 #: Findings kept per answer for the diff view; a call that finds thousands of lines is wrong
 #: already, and its first findings show how.
 MAX_KEPT_FINDINGS: Final = 200
@@ -103,6 +106,13 @@ def full_summary(items: Sequence[EvalItem]) -> dict[str, Any]:
     }
 
 
+def left_out(blueprints: Sequence[Blueprint]) -> dict[str, dict[str, Any]]:
+    """What `evaluate` leaves out of a set, by reason, with the number of blueprints (the shape of
+    an export manifest's `extra.skipped`); empty when it takes every blueprint."""
+    plans = sum(bp.plan is not None for bp in blueprints)
+    return {"plan": {"blueprints": plans, "reason": PLAN_LEFT_OUT}} if plans else {}
+
+
 def _no_answer(proposals: Sequence[Proposal]) -> str | None:
     """Why the engine answered nothing at all (every request failed before any text came back),
     or None: an engine that cannot answer is an error, not a run of zeros."""
@@ -123,8 +133,9 @@ def evaluate(
     on_progress: ProgressFn | None = None,
 ) -> EvalRun:
     """Ask `engine` for `n` answers per blueprint, run and grade each (on a few threads: each run
-    is a child process); plans are left out (one call cannot answer them). An empty set is an
-    InputFileError and an engine that answers nothing an EngineError, never an empty run."""
+    is a child process); plans are left out (one call cannot answer them) and counted in the
+    summary's `left_out`. An empty set is an InputFileError and an engine that answers nothing an
+    EngineError, never an empty run."""
     single = [bp for bp in blueprints if bp.plan is None]
     if not single:
         plans = len(blueprints) - len(single)
@@ -170,7 +181,7 @@ def evaluate(
         blueprints=label,
         created_at=created.replace(tzinfo=None).isoformat(),
         items=items,
-        summary=full_summary(items),
+        summary={**full_summary(items), "left_out": left_out(blueprints)},
     )
 
 

@@ -110,9 +110,15 @@ def test_mutations_on_the_seeds_print_per_tag_scores_and_store_the_run(
     code = main(["eval", "--engine", "mutations", "--blueprints", "seeds", "--json",
                  "--db", str(db)])  # fmt: skip
     assert code == 0
-    printed = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    printed = json.loads(out)
     seeds = [bp for bp in load_seed_blueprints() if bp.plan is None]
     assert printed["overall"]["blueprints"] == len(seeds)
+    # The plans are left out, and said so: on stderr with the other progress lines, and in the JSON.
+    plans = len(load_seed_blueprints()) - len(seeds)
+    assert f"to each of {len(seeds)} blueprint(s) of seeds" in err
+    assert f"{plans} plan blueprint(s) left out: a plan's reference is several calls" in err
+    assert printed["left_out"]["plan"]["blueprints"] == plans
     assert TAG in printed["by_tag"] and "python" in printed["by_language"]
     (run,) = stored_runs(db)
     assert run.run_id == printed["run_id"] and run.engine == "mutations"

@@ -57,7 +57,9 @@ def test_the_reference_scores_full_marks_and_mutations_less_per_tag(tmp_path: Pa
     best = evaluate(ReferenceEngine(), blueprints, n=1, label="seeds")  # type: ignore[arg-type]
     worse = evaluate(MutationEngine(), blueprints, n=2, label="seeds")
     overall = best.summary["overall"]
-    assert overall["blueprints"] == len(blueprints) - 1  # the plan is left out
+    assert overall["blueprints"] == len(blueprints) - 1  # the plan is left out, and counted
+    assert best.summary["left_out"]["plan"]["blueprints"] == 1
+    assert "several calls" in best.summary["left_out"]["plan"]["reason"]
     assert overall["mean_reward"] == pytest.approx(1.0) and overall["pass_at_k"] == 1.0
     assert overall["tool_accuracy"] == 1.0 and overall["pcre2_violations"] == 0
     assert worse.summary["overall"]["mean_reward"] < 1.0
