@@ -109,7 +109,11 @@ def observation_text(run: RunResult) -> str:
 
 
 def summary_text(run: RunResult) -> str:
-    """The closing assistant turn after the observation: what the search found, by location."""
+    """The closing assistant turn after the observation: what the search found, by location.
+
+    Matches are counted as the observation counts them, one per finding (ripgrep reports each
+    match on a line, so a line can hold several); the locations named are distinct, and said how
+    many when fewer than the matches, so that the row's two turns agree."""
     if not run.ok:
         return f"The search failed: {run.error}"
     spans = sorted({(f.path, f.start_line, f.end_line) for f in run.findings})
@@ -119,6 +123,8 @@ def summary_text(run: RunResult) -> str:
     shown = ", ".join(_location(*span) for span in spans[:SUMMARY_MAX_LOCATIONS])
     rest = len(spans) - SUMMARY_MAX_LOCATIONS
     more = f", and {rest} more" if rest > 0 else ""
-    matches = "match" if len(spans) == 1 else "matches"
+    found = len(run.findings)
+    matches = "match" if found == 1 else "matches"
+    at = f" at {len(spans)} locations" if len(spans) < found else ""
     in_files = "file" if files == 1 else "files"
-    return f"Found {len(spans)} {matches} in {files} {in_files}: {shown}{more}."
+    return f"Found {found} {matches}{at} in {files} {in_files}: {shown}{more}."

@@ -17,11 +17,14 @@ import yaml
 from export_support import Loader, seed_blueprints
 from referencing import Registry, Resource
 
+from codesearch_core.corpora.blueprints import load_seed_blueprints
 from codesearch_core.corpora.corpus import corpus_root
 from codesearch_core.engines.tool_format import get_tool_format
 from codesearch_core.export.card import FEATURES
 from codesearch_core.export.observe import observation_text, summary_text
 from codesearch_core.export.records import MIN_MARGIN, ExportFormat
+from codesearch_core.export.writers import export
+from codesearch_core.store.core import Store
 from codesearch_core.tools.runner import run_tool_call
 from codesearch_core.tools.schemas import parse_tool_call
 
@@ -135,6 +138,35 @@ def test_the_observation_is_the_real_tool_output_and_the_answer_names_it(
         assert row["messages"][3]["content"] == observation_text(run)
         assert row["messages"][4]["content"] == summary_text(run)
     assert any(row["messages"][3]["content"].count("\n") >= 1 for row in rows)
+
+
+def _counts(observation: str, summary: str) -> tuple[int, int]:
+    """The matches the observation shows (its entries plus its "... N more matches") and the
+    matches the closing answer says it found."""
+    entries = [line for line in observation.splitlines() if not line.startswith("... ")]
+    more = re.search(r"^\.\.\. (\d+) more matches$", observation, re.MULTILINE)
+    found = re.match(r"Found (\d+) match", summary)
+    assert found is not None, summary
+    return len(entries) + (int(more[1]) if more else 0), int(found[1])
+
+
+def test_the_answer_counts_the_matches_the_observation_shows(tmp_path: Path) -> None:
+    # A smart-case search for "stripe" matches twice on some lines: 30 matches on 22 lines, more
+    # than the observation lists. Its reference call, exported as `codesearch export hf-chat
+    # --include-reference` does, is the row.
+    [bp] = [b for b in load_seed_blueprints() if b.id == "webshop-stripe-mentions-smart-case"]
+    out = tmp_path / "hf-chat.jsonl"
+    with Store(tmp_path / "studio.duckdb") as store:
+        store.add_blueprints([bp])
+        export(store, ExportFormat.HF_CHAT, out, include_reference=True)
+    [row] = _rows(tmp_path, ExportFormat.HF_CHAT)
+    observation, summary = row["messages"][3]["content"], row["messages"][4]["content"]
+    run = run_tool_call(bp.reference_call, corpus_root(bp.corpus))
+    lines = {(f.path, f.start_line, f.end_line) for f in run.findings}
+    assert len(run.findings) > len(lines) and "more matches" in observation  # the case at issue
+    shown, said = _counts(observation, summary)
+    assert shown == said == len(run.findings)
+    assert f" at {len(lines)} locations in " in summary  # the lines it names, counted as such
 
 
 # --- preference ----------------------------------------------------------------------------------
