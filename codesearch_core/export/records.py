@@ -11,7 +11,9 @@ Ranked pairs (`hf-preference`, `openai-dpo`): chosen is the best accepted propos
 or else the reference call, run again and graded (it must still reproduce its expected findings);
 rejected are the items reviewers rejected or whose run failed, and, without any review, the
 proposals graded at least `MIN_MARGIN` below the chosen answer and the blueprint's counter-calls
-(graded the same way). Each pair carries both rewards and their margin.
+(graded the same way). Each pair carries both rewards and their margin. Plan blueprints are left
+out whole (one call cannot answer a plan); the manifest counts each blueprint once: paired, or
+under the first reason it gave none.
 """
 
 from __future__ import annotations
@@ -207,11 +209,16 @@ def _ranked_pairs(
         if not found:
             continue
         bp = found[0]
+        if bp.plan is not None:
+            # One call cannot answer a plan (its reference is no gold, its single-call proposals
+            # no answer): left out whole, and counted once, as skipped_plan (`writers._skipped`).
+            continue
         picked = _chosen(items, bp, gold, observer, counter)
         if picked is None:
             continue
         chosen, chosen_reward = picked
         seen = {chosen.call_hash}
+        paired = False
         for row in [*items, *_counter_rows(items)]:
             if (row.proposal_id is None and not row.counter_why) or row.action == "accept":
                 continue
@@ -226,7 +233,10 @@ def _ranked_pairs(
             seen.add(row.call_hash)
             counter.add(_rejected_kind(row))
             counter.add("chosen_reference" if chosen.proposal_id is None else "chosen_accepted")
+            paired = True
             yield chosen, row, (chosen_reward, reward)
+        # Per blueprint, so that the manifest's blueprint counts add up to the blueprints read.
+        counter.add("paired_blueprints" if paired else "skipped_no_rejected")
 
 
 def _chosen(
