@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM, SCREENSHOTS, Studio, open_page, settle
-from playwright.sync_api import Browser
+from browser_support import CHROMIUM, SCREENSHOTS, UI_TIMEOUT_MS, Studio, open_page, settle
+from playwright.sync_api import Browser, expect
 
 from codesearch_core.cli import main
 from codesearch_core.ingest import ensure_seeded
@@ -42,9 +42,13 @@ def test_two_runs_compared_and_an_answer_in_the_diff_view(
     page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
     page.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg'
                  ).first.wait_for()  # fmt: skip
-    main_text = page.inner_text('[data-testid="stMain"]')
+    # The sections below the chart are drawn after it: wait for each rather than read a page half
+    # drawn (a loaded machine takes seconds between them).
+    content = page.locator('[data-testid="stMain"]')
     for words in ("Better", "Worse", "Same", "Proposed call", "Reference call"):
-        assert words in main_text
+        expect(content).to_contain_text(words, timeout=UI_TIMEOUT_MS)
+    settle(page)
+    main_text = content.inner_text()
     assert "Traceback" not in main_text
     # The first answer is open: the changed fields and the findings marked in the files, or why
     # the call did not run.
