@@ -126,6 +126,13 @@ def secret_ref(_language: str, word: str) -> Arguments:
     return {"pattern": rf"(?i)\b\w*{word}\w*\s*[:=]\s*['\"]?[^\s'\"]"}
 
 
+def unicode_identifier_ref(_language: str, _subject: str) -> Arguments:
+    # A declared name with a letter outside ASCII (`def café`, `const größe`): mixed scripts and
+    # homoglyphs hide in such names. The look-ahead needs PCRE2, where \w is Unicode-aware.
+    keywords = "def|class|function|const|let|var|func|fn|val|type|interface|struct|enum"
+    return {"pattern": rf"\b(?:{keywords})\s+(?=\w*[^\x00-\x7F])\w+", "pcre2": True}
+
+
 def config_key_ref(_language: str, prefix: str) -> Arguments:
     return {"pattern": rf"^\s*{re.escape(prefix)}_[A-Z0-9_]*\s*=", "globs": list(CONFIG_GLOBS)}
 

@@ -161,11 +161,11 @@ class RuleTemplate:
 
 
 _CALL_WORDS: Final = (
-    "Find every call to {subject} in the {lang} code",
-    "Where is {subject} called? Only the {lang} sources",
-    "List the {lang} call sites of {subject}, with their arguments",
-    "Show me each place the {lang} code invokes {subject}",
-    "Every invocation of {subject} in {lang} files, not mentions in comments or strings",
+    "Find every call to `{subject}` in the {lang} code",
+    "Where is `{subject}` called? Only the {lang} sources",
+    "List the {lang} call sites of `{subject}`, with their arguments",
+    "Show me each place the {lang} code invokes `{subject}`",
+    "Every invocation of `{subject}` in {lang} files, not mentions in comments or strings",
 )
 _SECRET_WORDS: Final = ("password", "secret", "token", "api_key")
 _STRUCTURE: Final = ("adversarial:structure-vs-text",)
@@ -212,30 +212,30 @@ TEMPLATES: Final[tuple[RuleTemplate, ...]] = (
     ),
     RuleTemplate(
         "await-call", "ast_grep_search", (*JS_FAMILY, "python"), ref.await_ref,
-        ("Find the awaited calls to {subject} in the {lang} code",
-         "Where does the {lang} code await {subject}?",
-         "List every `await` of {subject} ({lang})"),
+        ("Find the awaited calls to `{subject}` in the {lang} code",
+         "Where does the {lang} code await `{subject}`?",
+         "List every place the {lang} code waits on a call to `{subject}`"),
         Difficulty.MEDIUM, mining=awaited_calls, tags=_STRUCTURE, what="function",
     ),
     RuleTemplate(
         "new", "ast_grep_search", (*JS_FAMILY, "java", "kotlin", "csharp", "php"), ref.new_ref,
-        ("Find where {subject} objects are constructed in the {lang} code",
-         "Every `new {subject}(...)` expression in {lang} files",
-         "Where does the {lang} code instantiate {subject}?"),
+        ("Find where `{subject}` objects are constructed in the {lang} code",
+         "Every place the {lang} files create a new `{subject}`",
+         "Where does the {lang} code instantiate `{subject}`?"),
         Difficulty.EASY, mining=constructions, tags=_STRUCTURE, what="class",
     ),
     RuleTemplate(
         "function-calling", "ast_grep_search", (*JS_FAMILY, "python"), ref.fn_calling_ref,
-        ("Find the whole {lang} functions that call {subject}",
-         "Which {lang} functions call {subject} somewhere in their body? Give the functions",
-         "List every {lang} function or method whose body calls {subject}"),
+        ("Find the whole {lang} functions that call `{subject}`",
+         "Which {lang} functions call `{subject}` somewhere in their body? Give the functions",
+         "List every {lang} function or method whose body calls `{subject}`"),
         Difficulty.MEDIUM, mining=calls, tags=_STRUCTURE, what="function",
     ),
     RuleTemplate(
         "async-awaiting", "ast_grep_search", (*JS_FAMILY, "python"), ref.async_awaiting_ref,
-        ("Find the async {lang} functions that await {subject}",
-         "Which async functions in the {lang} code wait on {subject}? The whole functions",
-         "List the {lang} async functions with an `await {subject}(...)` in them"),
+        ("Find the async {lang} functions that await `{subject}`",
+         "Which async functions in the {lang} code wait on `{subject}`? The whole functions",
+         "List the {lang} async functions that await a call to `{subject}` somewhere inside"),
         Difficulty.HARD, mining=awaited_calls, tags=_STRUCTURE, what="function",
     ),
     RuleTemplate(
@@ -269,26 +269,26 @@ TEMPLATES: Final[tuple[RuleTemplate, ...]] = (
     ),
     RuleTemplate(
         "implements", "ast_grep_search", ("java", "typescript", "tsx"), ref.implements_ref,
-        ("Find the {lang} classes that implement {subject}",
-         "Which classes implement the {subject} interface? The whole class declarations ({lang})",
-         "List every {lang} class declared with `implements {subject}`"),
+        ("Find the {lang} classes that implement `{subject}`",
+         "Which classes implement the `{subject}` interface? The whole class declarations ({lang})",
+         "List every {lang} class declared as an implementation of `{subject}`"),
         Difficulty.MEDIUM, mining=_implements, tags=_STRUCTURE, what="interface",
         naive=lambda name: ({"pattern": f"implements {name}", "fixed_strings": True},
                             {"pattern": name, "fixed_strings": True}),
     ),
     RuleTemplate(
         "go-package-call", "ast_grep_search", ("go",), ref.go_package_call_ref,
-        ("Find every call of the Go function {subject}",
-         "Where does the Go code call {subject}? The calls with their arguments",
-         "List the call sites of {subject} in the Go sources, not mentions in comments or strings"),
+        ("Find every call of the Go function `{subject}`",
+         "Where does the Go code call `{subject}`? The calls with their arguments",
+         "List the call sites of `{subject}` in the Go sources, not mentions in comments or strings"),
         Difficulty.MEDIUM, mining=_go_calls, tags=_STRUCTURE, what="function",
         naive=lambda name: (_in_lang(name, "go"),),
     ),
     RuleTemplate(
         "todo-owner", "ripgrep_search", (), ref.todo_ref,
         ("Find the TODO and FIXME notes assigned to {subject}",
-         "What work is {subject} down for? Their TODO(...) markers",
-         "List every TODO({subject}) or FIXME({subject}) in the repository"),
+         "What work is {subject} down for? Their TODO and FIXME notes",
+         "List every TODO or FIXME note that names {subject} as its owner"),
         Difficulty.EASY,
         mining=lambda _lang: Mining(r"\b(?:TODO|FIXME)\(([\w.-]+)\)", subjects=plain_subject),
         naive=lambda owner: ({"pattern": owner, "fixed_strings": True},
@@ -306,6 +306,17 @@ TEMPLATES: Final[tuple[RuleTemplate, ...]] = (
             tags=_DECOYS, extra={"subject": word},
         )
         for word in _SECRET_WORDS
+    ),
+    RuleTemplate(
+        "unicode-identifier", "ripgrep_search", (), ref.unicode_identifier_ref,
+        ("Find the functions, classes and variables whose names use letters outside ASCII",
+         "Which declared names contain a non-ASCII character? Not strings or comments",
+         "List every definition whose name mixes in a Unicode letter (a homoglyph risk)"),
+        Difficulty.HARD,
+        # Any non-ASCII text (accents in comments, strings, docs) is the decoy.
+        naive=lambda _s: ({"pattern": r"[^\x00-\x7F]"},
+                          {"pattern": r"\b(?:def|class|function|const|let|var)\s+\w+"}),
+        tags=(*_DECOYS, "flag:pcre2"), extra={"subject": "non-ASCII identifier"},
     ),
     RuleTemplate(
         "config-key", "ripgrep_search", (), ref.config_key_ref,

@@ -109,3 +109,56 @@ def test_classes_implementing_an_interface(tmp_path: Path, monkeypatch: pytest.M
         ("web/more.ts", 3), ("web/more.ts", 8), ("web/shapes.ts", 3), ("web/shapes.ts", 8),
     ]  # fmt: skip
     assert found["Comparable"][1] == "too_small" or found["Comparable"][0] is not None
+
+
+UNICODE_PY = '''"""Prices for the café: the docstring's accent is not a name."""
+
+
+def café(name: str) -> str:
+    return f"Café {name}"  # a string and a comment: crème brûlée
+
+
+class Größe:
+    unit = "cm"
+
+
+def plain(x: int) -> int:
+    return x
+
+
+def price(x: int) -> int:
+    return x * 2
+
+
+class Menu:
+    pass
+'''
+UNICODE_JS = """// Übersicht: a comment with a non-ASCII letter
+const größe = 3;
+let naïve = true;
+const label = "naïve";
+function total() { return größe; }
+const menu = [];
+let count = 0;
+function add(item) { menu.push(item); }
+"""
+
+
+def test_names_with_letters_outside_ascii_against_any_non_ascii_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Translated messages: the non-ASCII text most code bases have, and the decoys here.
+    messages = "".join(f'MSG_{i} = "Entrée n°{i}: déjà payé"\n' for i in range(8))
+    files = {"shop/prices.py": UNICODE_PY, "web/sizes.js": UNICODE_JS, "shop/messages.py": messages}
+    for rel, text in files.items():
+        (tmp_path / "uni" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "uni" / rel).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path))
+    found = _measured("uni", "unicode-identifier")
+    target = _kept(found, "non-ASCII identifier")
+    assert target.call.arguments["pcre2"] is True
+    # The declarations only: not the docstring, comments or strings, nor the uses of a name.
+    assert [(s.path, s.start_line) for s in target.expected] == [
+        ("shop/prices.py", 4), ("shop/prices.py", 8), ("web/sizes.js", 2), ("web/sizes.js", 3),
+    ]  # fmt: skip
+    assert target.baseline_reward is not None and target.baseline_reward < 0.75
