@@ -96,7 +96,9 @@ class _Budget:
             )
 
 
-def _run(argv: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+def _run(
+    argv: list[str], what: str, cwd: Path | None = None, ok: tuple[int, ...] = (0,)
+) -> subprocess.CompletedProcess[bytes]:
     try:
         proc = subprocess.run(
             argv, cwd=cwd, capture_output=True, timeout=FETCH_TIMEOUT_S, check=False
@@ -105,7 +107,7 @@ def _run(argv: list[str], what: str, cwd: Path | None = None) -> subprocess.Comp
         raise CorpusError(f"{what}: {argv[0]!r} is not installed") from None
     except subprocess.TimeoutExpired:
         raise CorpusError(f"{what}: no answer in {FETCH_TIMEOUT_S} s (no network?)") from None
-    if proc.returncode != 0:
+    if proc.returncode not in ok:
         lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         # pip and npm print warnings first; their errors say what went wrong.
         errors = [ln for ln in lines if ln.lower().startswith(("error", "npm error", "fatal"))]
@@ -148,6 +150,7 @@ def _folder_files(src: Path, is_git: bool) -> list[str]:
         ],
         f"listing the files of {src}",
         cwd=src,
+        ok=(0, 1),  # rg's 1 is "no file": said below, not as a failure
     )  # fmt: skip
     return sorted(p.removeprefix("./") for p in _split_nul(proc.stdout))
 
@@ -165,6 +168,11 @@ def _copy_folder(
 ) -> int:
     """Copy the checkout's files of `src` into `dest`; the number of symlinks left out."""
     rels = _folder_files(src, is_git)
+    if not rels:
+        raise CorpusError(
+            f"nothing to add: {src} has no files"
+            + (" that git tracks or would add" if is_git else " its .gitignore rules keep")
+        )
     # rg lists no symlinks at all (git lists tracked ones, counted below): count them here.
     skipped = 0 if is_git else _count_symlinks(src)
     for i, rel in enumerate(rels):

@@ -193,6 +193,22 @@ def test_bad_sources_names_and_collisions(tmp_path: Path, corpora: Path) -> None
     assert not (corpora / "big").exists()
 
 
+def test_a_folder_with_no_files_is_refused_with_the_reason(tmp_path: Path, corpora: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(CorpusError, match=r"nothing to add: .*empty has no files"):
+        add_corpus("x", str(empty))
+    ignored = tmp_path / "ignored"
+    ignored.mkdir()
+    (ignored / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    (ignored / "run.log").write_text("x\n", encoding="utf-8")
+    add_corpus("only-gitignore", str(ignored))  # the .gitignore itself is a file of the checkout
+    (ignored / ".gitignore").write_text("*\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"has no files its \.gitignore rules keep"):
+        add_corpus("y", str(ignored))
+    assert not (corpora / "x").exists() and not (corpora / "y").exists()
+
+
 def test_symlinks_out_of_a_folder_are_not_copied(tmp_path: Path, corpora: Path) -> None:
     src = _project(tmp_path)
     outside = tmp_path / "outside.py"
