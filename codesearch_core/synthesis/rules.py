@@ -316,7 +316,7 @@ TEMPLATES: Final[tuple[RuleTemplate, ...]] = (
         # Any non-ASCII text (accents in comments, strings, docs) is the decoy.
         naive=lambda _s: ({"pattern": r"[^\x00-\x7F]"},
                           {"pattern": r"\b(?:def|class|function|const|let|var)\s+\w+"}),
-        tags=(*_DECOYS, "flag:pcre2"), extra={"subject": "non-ASCII identifier"},
+        tags=(*_DECOYS, "adversarial:unicode", "flag:pcre2"), extra={"subject": "non-ASCII identifier"},
     ),
     RuleTemplate(
         "config-key", "ripgrep_search", (), ref.config_key_ref,
