@@ -9,7 +9,9 @@ Exit status, for scripts that run it again and again (a nightly job, a loop over
 the run finished, whether it made new drafts or found every target already drafted ("0 new drafts,
 N already drafted": running it twice is not an error); 1 when it finished with no draft at all,
 new or stored (every candidate was dropped: the corpus gives nothing to review); 2 for bad input or
-set-up, as every command: a corpus with nothing to mine, a model engine that cannot start.
+set-up, as every command: a corpus with nothing to mine, a model engine that cannot start; 130 when
+Ctrl-C stopped it, after the report of what it kept (`"stopped": true` with --json). A second
+Ctrl-C quits at once, with no report.
 """
 
 from __future__ import annotations
@@ -17,8 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core import config
@@ -28,6 +35,7 @@ if TYPE_CHECKING:  # the tools, the grader and the store load when the command r
     from codesearch_core.synthesis import IntentWriter, SynthesisCounts, SynthesisReport
 
 ENGINES: Final = ("templates", "vllm", "openai")
+EXIT_INTERRUPTED: Final = 130
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -113,6 +121,29 @@ def _line(counts: SynthesisCounts) -> str:
     )
 
 
+@contextmanager
+def _stop_on_ctrl_c() -> Iterator[threading.Event]:
+    """While open, a first Ctrl-C sets the event (the pipeline stops between drafts, and the report
+    of what was kept still prints); a second one raises KeyboardInterrupt as usual. Without this,
+    KeyboardInterrupt would unwind through `synthesize` and take its report with it."""
+    asked = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield asked  # signal handlers can only be set from the main thread
+        return
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        if asked.is_set():
+            signal.default_int_handler(signum, frame)
+        asked.set()
+        print("stopping after the drafts in flight (Ctrl-C again to quit now)", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield asked
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def cmd_synthesize(args: argparse.Namespace) -> int:
     from codesearch_core.cli.store_access import open_store
     from codesearch_core.synthesis import ray_map, stored_draft_ids, stored_intents, synthesize
@@ -122,7 +153,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         return 2
     writer = _writer(args)
     try:
-        with open_store(args.db or config.db_path()) as store:
+        with open_store(args.db or config.db_path()) as store, _stop_on_ctrl_c() as ctrl_c:
 
             def progress(counts: SynthesisCounts) -> None:
                 if not args.json:
@@ -139,6 +170,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
                 known_intents=stored_intents(store, args.corpus),
                 known_drafts=stored_draft_ids(store, args.corpus),
                 on_progress=progress,
+                should_stop=ctrl_c.is_set,
                 map_fn=None
                 if args.ray is None
                 else ray_map(None if args.ray == "local" else args.ray),
@@ -149,6 +181,13 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
 
             shutdown_vllm_engine()
     _print(report, as_json=args.json)
+    if ctrl_c.is_set():
+        print(
+            f"interrupted: {report.counts.kept} new drafts kept; run the same command again to go "
+            "on",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     return exit_code(report)
 
 
@@ -168,6 +207,11 @@ def _print(report: SynthesisReport, *, as_json: bool) -> None:
     print(f"{report.corpus} ({report.engine}): candidates {counts.candidates} · {_line(counts)}")
     if counts.dropped:
         print("dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.dropped.items())))
+    if report.too_slow:
+        print(
+            "no drafts of " + ", ".join(report.too_slow) + ": their reference call did not finish "
+            "on the whole corpus within the default timeout (too_slow_whole_corpus)"
+        )
     per_minute = report.to_dict()["drafts_per_minute"]
     print(
         f"{counts.kept} new drafts, {counts.already_drafted} already drafted, in "

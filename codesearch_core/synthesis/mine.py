@@ -17,6 +17,10 @@ finding. Each finding must also lie on a hit (`not_in_pass` otherwise): a refere
 what its pass did not foresee may match in files it never ran on, and is dropped rather than
 trusted. On a 20k-file corpus this is what makes synthesis fast: a whole-corpus ast-grep run costs
 seconds, one on a subject's few files milliseconds.
+
+What the scoped runs cannot show is whether the reference finishes where users run it, on the
+whole corpus within the default timeout: that cost is parsing every file of the language, the same
+for every subject of a (rule, language), so `whole_corpus_check` runs one target per group there.
 """
 
 from __future__ import annotations
@@ -31,11 +35,16 @@ from functools import partial
 from typing import Any, Final
 
 from codesearch_core.corpora import corpus_root, language_for_path, list_files
-from codesearch_core.errors import CorpusError
+from codesearch_core.errors import CorpusError, ErrorKind
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, RunResult, Span, ToolCall, ToolName
 from codesearch_core.synthesis.rules import LANGUAGE_LABELS, Mining, RuleTemplate, templates_for
-from codesearch_core.tools import parse_tool_call, rg_occurrences, run_tool_call
+from codesearch_core.tools import (
+    DEFAULT_TIMEOUT_S,
+    parse_tool_call,
+    rg_occurrences,
+    run_tool_call,
+)
 
 MIN_SPANS: Final = 2
 MAX_SPANS: Final = 40
@@ -247,10 +256,13 @@ def candidates(corpus: str) -> list[Candidate]:
 
 
 def _run(
-    call: ToolCall, corpus: str, files: tuple[str, ...] | None
+    call: ToolCall,
+    corpus: str,
+    files: tuple[str, ...] | None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> tuple[RunResult, tuple[Span, ...] | None]:
     """The run and its distinct spans (None for a failed or truncated run: no target)."""
-    run = run_tool_call(call, corpus_root(corpus), restrict_files=files)
+    run = run_tool_call(call, corpus_root(corpus), restrict_files=files, timeout_s=timeout_s)
     if not run.ok or run.truncated:
         return run, None
     return run, tuple(sorted({f.span for f in run.findings}))
@@ -298,3 +310,13 @@ def measure(corpus: str, candidate: Candidate) -> tuple[Target | None, str]:
 def verify_target(target: Target) -> bool:
     """The reference call, run once more (on the same files), finds exactly the target's spans."""
     return _run(target.call, target.corpus, target.scope)[1] == target.expected
+
+
+def whole_corpus_check(target: Target, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
+    """Run the reference as users run it (`codesearch run`: the whole corpus, `timeout_s`): "" when
+    it finds exactly the target's spans, else why not: "too_slow_whole_corpus" (timed out) or
+    "whole_corpus_differs" (failed, truncated or found other spans: the pass missed a file)."""
+    run, spans = _run(target.call, target.corpus, None, timeout_s)
+    if run.error_kind is ErrorKind.TIMEOUT:
+        return "too_slow_whole_corpus"
+    return "" if spans == target.expected else "whole_corpus_differs"

@@ -7,7 +7,10 @@ re-run costs the passes and the candidates not drafted (new ones, and those drop
 are measured again). A batch's reference runs and re-runs go
 through `map_fn` (threads here: it is the tools' processes that work; Ray tasks on a cluster), its
 baselines share a few rg passes (`synthesis.baselines`), its intents are written in one call of
-the writer (a model: one generate call for the whole batch).
+the writer (a model: one generate call for the whole batch). The reference runs are scoped to the
+files each mining pass named, so the first verified target of each (rule, language) is also run on
+the whole corpus within `timeout_s`, as users run it (`mine.whole_corpus_check`): a group whose
+reference times out there (or finds other spans) gives no draft, its candidates counted as dropped.
 
 Each draft is written on its own (`DraftSink.add_draft`: one transaction), so a run stopped midway
 (Ctrl-C, the Stop button, `--limit`) keeps every draft made so far and none half-written.
@@ -36,7 +39,9 @@ from codesearch_core.synthesis.mine import (
     measure,
     ordered,
     verify_target,
+    whole_corpus_check,
 )
+from codesearch_core.tools import DEFAULT_TIMEOUT_S
 
 #: Two intents whose normalized texts are at least this similar (rapidfuzz ratio, 0-100) are one
 #: intent twice: a second draft with it would teach two answers to the same request.
@@ -59,7 +64,7 @@ class SynthesisCounts:
 
     candidates: int = 0  # subjects the mining passes named (those already drafted included)
     mined: int = 0  # reference in size bounds and clearly above the text baselines
-    verified: int = 0  # the reference reproduced its findings
+    verified: int = 0  # the reference reproduced its findings, and its group's whole-corpus run
     deduplicated: int = 0  # left after dropping same-findings and too-close intents
     kept: int = 0  # drafts written (new to the store)
     already_drafted: int = 0  # candidates whose draft the store holds already (not run again)
@@ -80,13 +85,16 @@ class SynthesisReport:
     model: str
     counts: SynthesisCounts
     draft_ids: list[str] = field(default_factory=list)
+    #: "rule/language" of the groups whose reference did not finish on the whole corpus in time.
+    too_slow: list[str] = field(default_factory=list)
     stopped: bool = False
     elapsed_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "corpus": self.corpus, "engine": self.engine, "model": self.model,
-            **self.counts.to_dict(), "drafts": list(self.draft_ids), "stopped": self.stopped,
+            **self.counts.to_dict(), "drafts": list(self.draft_ids),
+            "too_slow_rules": list(self.too_slow), "stopped": self.stopped,
             "elapsed_s": round(self.elapsed_s, 3),
             "drafts_per_minute": round(self.counts.kept * 60 / self.elapsed_s, 1)
             if self.elapsed_s > 0 else None,
@@ -179,12 +187,54 @@ def _next_batch(
     return batch
 
 
+GroupKey = tuple[str, str]
+"""(rule, language): the candidates whose reference calls cost the same on the whole corpus."""
+
+
+@dataclass(slots=True)
+class _WholeCorpus:
+    """Each group's whole-corpus check, run once: "" passed, else why its candidates are dropped."""
+
+    timeout_s: float
+    why: dict[GroupKey, str] = field(default_factory=dict)
+
+    def check(self, targets: Sequence[Target], run_batch: MapFn, report: SynthesisReport) -> None:
+        """Check the first of `targets` of each group not checked yet."""
+        first: dict[GroupKey, Target] = {}
+        for t in targets:
+            if (t.rule, t.language) not in self.why:
+                first.setdefault((t.rule, t.language), t)
+        found = list(
+            run_batch(partial(whole_corpus_check, timeout_s=self.timeout_s), [*first.values()])
+        )
+        for (key, target), why in zip(first.items(), found, strict=True):
+            if why == "too_slow_whole_corpus":
+                # Timed beside the pool's other runs, which share the cores; users run it alone.
+                why = whole_corpus_check(target, self.timeout_s)
+            self.why[key] = why
+            if why == "too_slow_whole_corpus":
+                report.too_slow.append(f"{key[0]}/{key[1]}")
+
+
 def _measure_batch(
-    corpus: str, batch: Sequence[Candidate], run_batch: MapFn, counts: SynthesisCounts
+    corpus: str,
+    batch: Sequence[Candidate],
+    run_batch: MapFn,
+    counts: SynthesisCounts,
+    whole: _WholeCorpus,
+    report: SynthesisReport,
 ) -> list[Target]:
-    """The batch's targets that are in bounds, clearly above their text baselines and reproduce."""
+    """The batch's targets that are in bounds, clearly above their text baselines, reproduce and
+    whose group's reference runs on the whole corpus in time."""
+    runnable = []
+    for candidate in batch:
+        # A group that failed its whole-corpus check gives no draft: its candidates are not run.
+        if why := whole.why.get((candidate.template.id, candidate.language)):
+            counts.dropped[why] += 1
+        else:
+            runnable.append(candidate)
     measured = []
-    for target, why in run_batch(partial(measure, corpus), batch):
+    for target, why in run_batch(partial(measure, corpus), runnable):
         if target is None:
             counts.dropped[why] += 1
         else:
@@ -196,12 +246,19 @@ def _measure_batch(
         else:
             mined.append(replace(target, baseline_reward=best, baseline_label=label))
     counts.mined += len(mined)
-    verified = []
+    reproduced = []
     for target, same in zip(mined, run_batch(verify_target, mined), strict=True):
         if same:
-            verified.append(target)
+            reproduced.append(target)
         else:
             counts.dropped["not_reproduced"] += 1
+    whole.check(reproduced, run_batch, report)
+    verified = []
+    for target in reproduced:
+        if why := whole.why[(target.rule, target.language)]:
+            counts.dropped[why] += 1
+        else:
+            verified.append(target)
     counts.verified += len(verified)
     return verified
 
@@ -220,13 +277,14 @@ def synthesize(
     on_progress: Callable[[SynthesisCounts], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     map_fn: MapFn | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> SynthesisReport:
     """Make up to `limit` new drafts of `corpus` (None: all it gives). `known_intents`: intents
     already stored (drafts, blueprints), which a new draft must not repeat; `known_drafts`: the ids
     of drafts already stored, whose candidates are skipped. `map_fn(fn, items)` runs a batch's
     reference runs and re-runs (default: `workers` threads here; `ray_map` fans them out on a Ray
-    cluster). Raises `NothingToMineError` for a corpus without files of a language the rules
-    know."""
+    cluster). `timeout_s`: the time a reference may take on the whole corpus (users' default).
+    Raises `NothingToMineError` for a corpus without files of a language the rules know."""
     started = time.perf_counter()
     counts = SynthesisCounts()
     report = SynthesisReport(corpus, writer.engine, writer.model, counts)
@@ -236,6 +294,7 @@ def synthesize(
     queue = ordered(groups, seed)
     seen_findings: set[tuple[Any, ...]] = set()
     intents = IntentIndex(normalize_intent(t) for t in known_intents)
+    whole = _WholeCorpus(timeout_s)
 
     def stop() -> bool:
         return (should_stop is not None and should_stop()) or (
@@ -248,7 +307,7 @@ def synthesize(
             if stop():
                 report.stopped = should_stop is not None and should_stop()
                 break
-            verified = _measure_batch(corpus, batch, run_batch, counts)
+            verified = _measure_batch(corpus, batch, run_batch, counts, whole, report)
             fresh = []
             for target in verified:
                 key = (target.corpus, target.expected)
@@ -260,6 +319,8 @@ def synthesize(
             _write(fresh, writer, sink, seed, intents, counts, report, stop)
             if on_progress is not None:
                 on_progress(counts)
+    # A stop asked for during the last batch cut its writes short as well.
+    report.stopped = report.stopped or (should_stop is not None and should_stop())
     counts.dropped = Counter({k: v for k, v in counts.dropped.items() if v})
     report.elapsed_s = time.perf_counter() - started
     return report

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -71,3 +77,56 @@ def test_a_corpus_that_gives_no_draft_at_all_exits_1(
     assert code == 1
     assert "0 new drafts, 0 already drafted" in out
     assert "no drafts: every candidate was dropped" in out
+
+
+#: The CLI with Ctrl-C's usual handler: a Python started from a background job inherits SIGINT
+#: ignored, and would not see the test's signal.
+_CLI_WITH_CTRL_C = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from codesearch_core.cli import main; sys.exit(main())"
+)
+
+
+def _write_big_corpus(root: Path, files: int) -> None:
+    """Python and JavaScript files whose calls give one draft per three files: synthesis takes
+    tens of seconds on it, writing drafts all along."""
+    for i in range(files):
+        name = hashlib.sha1(str(i // 3).encode()).hexdigest()[:10]  # distinct intents
+        folder = root / f"pkg{i % 50}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{i}.py").write_text(
+            f"# load_{name}(x) in a comment\ndef handler_{i}(x):\n"
+            f"    return load_{name}(x) + load_{name}(x, 1)\n",
+            encoding="utf-8",
+        )
+        (folder / f"mod{i}.js").write_text(
+            f"// fetch_{name}(a) in a comment\nfunction run{i}(a) {{\n"
+            f"  return fetch_{name}(a, 'fetch_{name}(a)');\n}}\n",
+            encoding="utf-8",
+        )
+
+
+def test_ctrl_c_with_json_prints_what_was_kept_and_exits_130(tmp_path: Path) -> None:
+    corpora = tmp_path / "corpora"
+    _write_big_corpus(corpora / "big", 3000)
+    db = tmp_path / "s.duckdb"
+    command = ["synthesize", "--corpus", "big", "--json", "--batch-size", "16", "--db", str(db)]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CLI_WITH_CTRL_C, *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "CODESEARCH_CORPORA": str(corpora)},
+        start_new_session=True,  # the signal reaches this process only, not the test's group
+    )
+    time.sleep(5)  # past the mining passes, into the batches (the whole run takes 30 s+)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err.decode()
+    report = json.loads(out)
+    assert report["stopped"] is True and report["kept"] == len(report["drafts"])
+    assert "Traceback" not in err.decode()
+    with Store(db) as store:
+        drafts, total = store.list_drafts(status=None, corpus="big", limit=100_000)
+    assert total == report["kept"] > 0
+    assert {d.id for d in drafts} == set(report["drafts"])
