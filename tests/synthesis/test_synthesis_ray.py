@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,21 @@ def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_ray_tasks_make_the_same_drafts_as_threads(local_ray: Any, tmp_path: Path) -> None:
+    on_ray_map = ray_map()
+    ran_in: set[int] = set()
+
+    def spying_map(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        # Each item also says which process measured it: Ray's workers, not this one (a map
+        # that quietly ran here would give the same drafts, and pass the check below alone).
+        out = list(on_ray_map(lambda item: (os.getpid(), fn(item)), items))
+        ran_in.update(pid for pid, _ in out)
+        return [result for _, result in out]
+
     with Store(tmp_path / "threads.duckdb") as store:
         here = synthesize("telemetry", writer=TemplateWriter(), sink=store)
     with Store(tmp_path / "ray.duckdb") as store:
-        on_ray = synthesize("telemetry", writer=TemplateWriter(), sink=store, map_fn=ray_map())
+        on_ray = synthesize("telemetry", writer=TemplateWriter(), sink=store, map_fn=spying_map)
     assert on_ray.counts.kept > 0
     assert on_ray.draft_ids == here.draft_ids
     assert on_ray.counts.to_dict() == here.counts.to_dict()
+    assert ran_in and os.getpid() not in ran_in
