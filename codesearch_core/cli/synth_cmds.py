@@ -209,8 +209,9 @@ def _print(report: SynthesisReport, *, as_json: bool) -> None:
         print("dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.dropped.items())))
     if report.too_slow:
         print(
-            "no drafts of " + ", ".join(report.too_slow) + ": their reference call did not finish "
-            "on the whole corpus within the default timeout (too_slow_whole_corpus)"
+            "no drafts of " + ", ".join(report.too_slow) + ": a reference call of that tool and "
+            "language did not finish on the whole corpus within the default timeout "
+            "(too_slow_whole_corpus)"
         )
     per_minute = report.to_dict()["drafts_per_minute"]
     print(

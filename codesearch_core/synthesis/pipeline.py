@@ -8,9 +8,10 @@ are measured again). A batch's reference runs and re-runs go
 through `map_fn` (threads here: it is the tools' processes that work; Ray tasks on a cluster), its
 baselines share a few rg passes (`synthesis.baselines`), its intents are written in one call of
 the writer (a model: one generate call for the whole batch). The reference runs are scoped to the
-files each mining pass named, so the first verified target of each (rule, language) is also run on
-the whole corpus within `timeout_s`, as users run it (`mine.whole_corpus_check`): a group whose
-reference times out there (or finds other spans) gives no draft, its candidates counted as dropped.
+files each mining pass named, so the first verified target of each (tool, language) is also run on
+the whole corpus within `timeout_s`, as users run it (`mine.whole_corpus_check`): when it times out
+there, no reference of that tool and language gives a draft (each costs about the same: a parse of
+every file of the language); when it finds other spans, its rule gives none.
 
 Each draft is written on its own (`DraftSink.add_draft`: one transaction), so a run stopped midway
 (Ctrl-C, the Stop button, `--limit`) keeps every draft made so far and none half-written.
@@ -85,7 +86,7 @@ class SynthesisReport:
     model: str
     counts: SynthesisCounts
     draft_ids: list[str] = field(default_factory=list)
-    #: "rule/language" of the groups whose reference did not finish on the whole corpus in time.
+    #: "tool/language" whose probe reference did not finish on the whole corpus in time.
     too_slow: list[str] = field(default_factory=list)
     stopped: bool = False
     elapsed_s: float = 0.0
@@ -187,33 +188,46 @@ def _next_batch(
     return batch
 
 
-GroupKey = tuple[str, str]
-"""(rule, language): the candidates whose reference calls cost the same on the whole corpus."""
+ProbeKey = tuple[str, str]
+"""(tool, language): the references whose whole-corpus runs cost about the same."""
 
 
 @dataclass(slots=True)
 class _WholeCorpus:
-    """Each group's whole-corpus check, run once: "" passed, else why its candidates are dropped."""
+    """Whether references run where users run them: the whole corpus, within `timeout_s`.
+
+    A whole-corpus search costs about what parsing (ast-grep) or reading (rg) every file of its
+    language costs, whatever the rule, so one probe per (tool, language) decides for all its
+    rules: the first reference of that kind to reach this point, run once. One run per rule cost
+    four times the rest of synthesis on a 20k-file corpus (each a parse of every Python file). A
+    probe that finds other spans than it found on the mined files drops its own (rule, language):
+    that rule's pass missed a file.
+    """
 
     timeout_s: float
-    why: dict[GroupKey, str] = field(default_factory=dict)
+    slow: dict[ProbeKey, bool] = field(default_factory=dict)
+    differs: set[tuple[str, str]] = field(default_factory=set)
 
-    def check(self, targets: Sequence[Target], run_batch: MapFn, report: SynthesisReport) -> None:
-        """Check the first of `targets` of each group not checked yet."""
-        first: dict[GroupKey, Target] = {}
+    def check(self, targets: Sequence[Target], report: SynthesisReport) -> None:
+        """Probe each (tool, language) of `targets` not probed yet."""
         for t in targets:
-            if (t.rule, t.language) not in self.why:
-                first.setdefault((t.rule, t.language), t)
-        found = list(
-            run_batch(partial(whole_corpus_check, timeout_s=self.timeout_s), [*first.values()])
-        )
-        for (key, target), why in zip(first.items(), found, strict=True):
-            if why == "too_slow_whole_corpus":
-                # Timed beside the pool's other runs, which share the cores; users run it alone.
-                why = whole_corpus_check(target, self.timeout_s)
-            self.why[key] = why
-            if why == "too_slow_whole_corpus":
+            key = (t.call.name.value, t.language)
+            if key in self.slow:
+                continue
+            # Between batches, when the pool is idle: the probe has the machine to itself, as a
+            # user's `codesearch run` has.
+            why = whole_corpus_check(t, self.timeout_s)
+            self.slow[key] = why == "too_slow_whole_corpus"
+            if self.slow[key]:
                 report.too_slow.append(f"{key[0]}/{key[1]}")
+            elif why:
+                self.differs.add((t.rule, t.language))
+
+    def why(self, tool: str, rule: str, language: str) -> str:
+        """Why a reference of this kind gives no draft ("" for none, or not probed yet)."""
+        if self.slow.get((tool, language)):
+            return "too_slow_whole_corpus"
+        return "whole_corpus_differs" if (rule, language) in self.differs else ""
 
 
 def _measure_batch(
@@ -229,7 +243,7 @@ def _measure_batch(
     runnable = []
     for candidate in batch:
         # A group that failed its whole-corpus check gives no draft: its candidates are not run.
-        if why := whole.why.get((candidate.template.id, candidate.language)):
+        if why := whole.why(candidate.template.tool, candidate.template.id, candidate.language):
             counts.dropped[why] += 1
         else:
             runnable.append(candidate)
@@ -252,10 +266,10 @@ def _measure_batch(
             reproduced.append(target)
         else:
             counts.dropped["not_reproduced"] += 1
-    whole.check(reproduced, run_batch, report)
+    whole.check(reproduced, report)
     verified = []
     for target in reproduced:
-        if why := whole.why[(target.rule, target.language)]:
+        if why := whole.why(target.call.name.value, target.rule, target.language):
             counts.dropped[why] += 1
         else:
             verified.append(target)
