@@ -122,14 +122,17 @@ class ToolFormat:
             if text[:at].strip():
                 repairs.append(f"text before {marker} dropped")
             text = text[at + len(marker) :]
-        # Each further begin marker opens another call (Hermes writes parallel calls as blocks).
-        more_blocks = text.count(self.begin.strip()) if self.begin else 0
+        more_blocks = 0
         if self.end:
             marker = self.end.strip()
             at = text.find(marker)
             if at >= 0:
-                if text[at + len(marker) :].strip():
+                after = text[at + len(marker) :]
+                if after.strip():
                     repairs.append(f"text after {marker} dropped")
+                # Each begin marker after the first block opens another call (Hermes writes
+                # parallel calls as blocks); one inside the first call's arguments is text.
+                more_blocks = after.count(self.begin.strip()) if self.begin else 0
                 text = text[:at]
             else:
                 repairs.append(f"{marker} missing")

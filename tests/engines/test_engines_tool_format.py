@@ -155,6 +155,13 @@ def test_each_format_counts_the_calls_an_answer_wrote_and_reads_the_first(name: 
     assert read.calls == 3
 
 
+def test_a_marker_inside_the_calls_own_arguments_is_not_another_call() -> None:
+    text = HERMES.render_call("ripgrep_search", {"pattern": "<tool_call>", "fixed_strings": True})
+    read = read_call(text, tool_format=HERMES)
+    assert read.call is not None and read.call.arguments["pattern"] == "<tool_call>"
+    assert read.calls == 1
+
+
 def test_a_cut_answer_is_the_length_error_whatever_the_format() -> None:
     for tool_format in TOOL_FORMATS.values():
         assert tool_format.parse("<tool_call>\n{", "length").error == LENGTH_ERROR
