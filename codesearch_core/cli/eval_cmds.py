@@ -117,8 +117,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
     from codesearch_core.cli.store_access import open_store
     from codesearch_core.engines import MAX_N, PromptConfig
-    from codesearch_core.export import evaluate, import_json_runs
-    from codesearch_core.export.evaluation import left_out
+    from codesearch_core.export import evaluate, import_json_runs, left_out
 
     if args.delete is not None or args.list:
         return _manage(args)

@@ -16,6 +16,7 @@ from codesearch_core.export.evaluation import (
     evaluate,
     full_summary,
     import_json_runs,
+    left_out,
 )
 from codesearch_core.export.records import ALWAYS_REFERENCE, OBSERVED, RANKED, ExportFormat
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
@@ -45,6 +46,7 @@ __all__ = [
     "export_path",
     "full_summary",
     "import_json_runs",
+    "left_out",
     "manifest_path",
     "preview",
 ]
