@@ -19,8 +19,9 @@ trusted. On a 20k-file corpus this is what makes synthesis fast: a whole-corpus 
 seconds, one on a subject's few files milliseconds.
 
 What the scoped runs cannot show is whether the reference finishes where users run it, on the
-whole corpus within the default timeout: that cost is parsing every file of the language, the same
-for every subject of a (rule, language), so `whole_corpus_check` runs one target per group there.
+whole corpus within the default timeout: that cost is about a parse of every file of the language,
+whatever the rule or subject, so the pipeline runs `whole_corpus_check` on one target per tool and
+language.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ class SynthesisCounts:
 
     candidates: int = 0  # subjects the mining passes named (those already drafted included)
     mined: int = 0  # reference in size bounds and clearly above the text baselines
-    verified: int = 0  # the reference reproduced its findings, and its group's whole-corpus run
+    verified: int = 0  # the reference reproduced, and its tool and language's whole-corpus probe
     deduplicated: int = 0  # left after dropping same-findings and too-close intents
     kept: int = 0  # drafts written (new to the store)
     already_drafted: int = 0  # candidates whose draft the store holds already (not run again)
@@ -95,7 +95,7 @@ class SynthesisReport:
         return {
             "corpus": self.corpus, "engine": self.engine, "model": self.model,
             **self.counts.to_dict(), "drafts": list(self.draft_ids),
-            "too_slow_rules": list(self.too_slow), "stopped": self.stopped,
+            "too_slow": list(self.too_slow), "stopped": self.stopped,
             "elapsed_s": round(self.elapsed_s, 3),
             "drafts_per_minute": round(self.counts.kept * 60 / self.elapsed_s, 1)
             if self.elapsed_s > 0 else None,
@@ -208,7 +208,7 @@ class _WholeCorpus:
     slow: dict[ProbeKey, bool] = field(default_factory=dict)
     differs: set[tuple[str, str]] = field(default_factory=set)
 
-    def check(self, targets: Sequence[Target], report: SynthesisReport) -> None:
+    def check(self, targets: Sequence[Target]) -> None:
         """Probe each (tool, language) of `targets` not probed yet."""
         for t in targets:
             key = (t.call.name.value, t.language)
@@ -218,10 +218,12 @@ class _WholeCorpus:
             # user's `codesearch run` has.
             why = whole_corpus_check(t, self.timeout_s)
             self.slow[key] = why == "too_slow_whole_corpus"
-            if self.slow[key]:
-                report.too_slow.append(f"{key[0]}/{key[1]}")
-            elif why:
+            if why and not self.slow[key]:
                 self.differs.add((t.rule, t.language))
+
+    def too_slow(self) -> list[str]:
+        """ "tool/language" of the probes that did not finish in time, in the order probed."""
+        return [f"{tool}/{language}" for (tool, language), slow in self.slow.items() if slow]
 
     def why(self, tool: str, rule: str, language: str) -> str:
         """Why a reference of this kind gives no draft ("" for none, or not probed yet)."""
@@ -236,7 +238,6 @@ def _measure_batch(
     run_batch: MapFn,
     counts: SynthesisCounts,
     whole: _WholeCorpus,
-    report: SynthesisReport,
 ) -> list[Target]:
     """The batch's targets that are in bounds, clearly above their text baselines, reproduce and
     whose group's reference runs on the whole corpus in time."""
@@ -266,7 +267,7 @@ def _measure_batch(
             reproduced.append(target)
         else:
             counts.dropped["not_reproduced"] += 1
-    whole.check(reproduced, report)
+    whole.check(reproduced)
     verified = []
     for target in reproduced:
         if why := whole.why(target.call.name.value, target.rule, target.language):
@@ -321,7 +322,7 @@ def synthesize(
             if stop():
                 report.stopped = should_stop is not None and should_stop()
                 break
-            verified = _measure_batch(corpus, batch, run_batch, counts, whole, report)
+            verified = _measure_batch(corpus, batch, run_batch, counts, whole)
             fresh = []
             for target in verified:
                 key = (target.corpus, target.expected)
@@ -335,6 +336,7 @@ def synthesize(
                 on_progress(counts)
     # A stop asked for during the last batch cut its writes short as well.
     report.stopped = report.stopped or (should_stop is not None and should_stop())
+    report.too_slow = whole.too_slow()
     counts.dropped = Counter({k: v for k, v in counts.dropped.items() if v})
     report.elapsed_s = time.perf_counter() - started
     return report

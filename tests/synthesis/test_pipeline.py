@@ -50,7 +50,7 @@ def test_drafts_whose_reference_is_too_slow_on_the_whole_corpus_are_dropped(
     # here (two of them made drafts before) are all dropped after a single slow probe.
     assert len({d.rule for d in _drafts(tmp_path / "fine.duckdb")}) >= 2
     assert slow.too_slow == ["ast_grep_search/python"]
-    assert slow.to_dict()["too_slow_rules"] == slow.too_slow
+    assert slow.to_dict()["too_slow"] == slow.too_slow
 
 
 def _drafts(db: Path) -> list[Draft]:
