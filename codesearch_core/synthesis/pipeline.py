@@ -222,7 +222,7 @@ class _WholeCorpus:
                 self.differs.add((t.rule, t.language))
 
     def too_slow(self) -> list[str]:
-        """ "tool/language" of the probes that did not finish in time, in the order probed."""
+        """The probes that did not finish in time, as tool/language, in the order probed."""
         return [f"{tool}/{language}" for (tool, language), slow in self.slow.items() if slow]
 
     def why(self, tool: str, rule: str, language: str) -> str:
@@ -239,8 +239,8 @@ def _measure_batch(
     counts: SynthesisCounts,
     whole: _WholeCorpus,
 ) -> list[Target]:
-    """The batch's targets that are in bounds, clearly above their text baselines, reproduce and
-    whose group's reference runs on the whole corpus in time."""
+    """The batch's targets that are in bounds, clearly above their text baselines, reproduce, and
+    whose tool and language's probe ran on the whole corpus in time (`_WholeCorpus`)."""
     runnable = []
     for candidate in batch:
         # A group that failed its whole-corpus check gives no draft: its candidates are not run.
