@@ -31,6 +31,7 @@ LAYERS: tuple[str, ...] = (
     "export",
     "verify",
     "synthesis",
+    "gym",
     "studio",
     "cli",
 )

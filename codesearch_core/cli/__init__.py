@@ -14,6 +14,7 @@ from codesearch_core.cli import (
     corpus_cmds,
     data_cmds,
     eval_cmds,
+    gym_cmds,
     propose_cmds,
     seeds_cmds,
     synth_cmds,
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         verify_cmds,
         synth_cmds,
         eval_cmds,
+        gym_cmds,
     ):
         module.register(sub)
     return parser

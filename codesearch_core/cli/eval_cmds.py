@@ -14,16 +14,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from codesearch_core.errors import EngineError, InputFileError
 
 EXIT_OK = 0
-ENGINES = ("mutations", "openai", "vllm", "import")
+ENGINES = ("mutations", "openai", "vllm", "import", "reference")
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
+    from codesearch_core.cli.gym_cmds import add_agent_arguments
     from codesearch_core.cli.propose_cmds import add_engine_arguments
 
     p = sub.add_parser(
@@ -68,11 +70,15 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--list", action="store_true", help="instead of a run: list the stored runs")
     add_engine_arguments(p)
+    add_agent_arguments(p)
     p.set_defaults(func=cmd_eval, skip_bad=False)
 
 
-def select_blueprints(args: argparse.Namespace) -> tuple[list[Any], str]:
-    """The set and its label: SOURCE, then --tag and --split."""
+def select_blueprints(
+    args: argparse.Namespace, seeds: Callable[[], list[Any]] | None = None
+) -> tuple[list[Any], str]:
+    """The set and its label: SOURCE, then --tag and --split. `seeds` loads what 'seeds' names
+    (default: the first seed file, the single-call eval's set)."""
     from codesearch_core.cli.propose_cmds import load_blueprints
 
     source: str = args.blueprints
@@ -83,7 +89,7 @@ def select_blueprints(args: argparse.Namespace) -> tuple[list[Any], str]:
         source, split = "store", source[6:]
         if split not in ("train", "eval"):
             raise InputFileError(f"{args.blueprints!r}: the split is train or eval")
-    blueprints = load_blueprints(source, args.db)
+    blueprints = seeds() if source == "seeds" and seeds else load_blueprints(source, args.db)
     if tag:
         blueprints = [bp for bp in blueprints if tag in bp.tags]
     if split:
@@ -121,6 +127,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.delete is not None or args.list:
         return _manage(args)
+    if args.agent:
+        from codesearch_core.cli.gym_cmds import cmd_agent_eval
+
+        return cmd_agent_eval(args)
     if args.import_json is not None:
         with open_store(args.db) as store:
             report = import_json_runs(store, args.import_json)
@@ -133,6 +143,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.engine is None:
         raise InputFileError("give --engine (mutations, openai, vllm or import)")
+    if args.engine == "reference":
+        raise InputFileError("--engine reference plays episodes: add --agent")
     if not 1 <= args.n <= MAX_N:
         raise InputFileError(f"--n must be 1 to {MAX_N} (answers per blueprint), got {args.n}")
     if args.engine == "import" and args.from_file is None:

@@ -3,7 +3,8 @@ preference, GRPO prompts, OpenAI SFT and DPO, LLaMA-Factory ShareGPT), the atomi
 their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL's GRPOTrainer.
 
 Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
-`CodeSearchReward`; evaluation (`evaluate`: an engine's answers run and graded into an eval run
+`CodeSearchReward`, `observation_text` (a tool's answer as a model is shown it, which the gym
+shows too); evaluation (`evaluate`: an engine's answers run and graded into an eval run
 the store keeps, `compare`, `import_json_runs`). Imports `store`, `engines` (the prompt and the
 repair of model output) and below.
 """
@@ -18,6 +19,7 @@ from codesearch_core.export.evaluation import (
     import_json_runs,
     left_out,
 )
+from codesearch_core.export.observe import OBSERVATION_MAX_LINE, observation_text
 from codesearch_core.export.records import ALWAYS_REFERENCE, OBSERVED, RANKED, ExportFormat
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (
@@ -33,6 +35,7 @@ __all__ = [
     "EXPORT_RULE",
     "FORMAT_READERS",
     "METRICS",
+    "OBSERVATION_MAX_LINE",
     "OBSERVED",
     "PARSE_FAILURE_REWARD",
     "RANKED",
@@ -48,5 +51,6 @@ __all__ = [
     "import_json_runs",
     "left_out",
     "manifest_path",
+    "observation_text",
     "preview",
 ]

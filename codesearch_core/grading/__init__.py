@@ -2,10 +2,11 @@
 
 Public API: `grade` / `diff_findings` / `grade_and_diff`, `Matching` (`grading.spans`: matching,
 credit and scores) and
-`reward` (`grading.rewards`: the scalar reward and its components). Imports `tools` and below.
+`reward` / `breaks_pcre2_rule` (`grading.rewards`: the scalar reward, its components and the
+PCRE2 rule). Imports `tools` and below.
 """
 
-from codesearch_core.grading.rewards import reward, score
+from codesearch_core.grading.rewards import breaks_pcre2_rule, reward, score
 from codesearch_core.grading.spans import (
     DEFAULT_MATCHING,
     FindingsDiff,
@@ -22,6 +23,7 @@ __all__ = [
     "FindingsDiff",
     "LineCoverage",
     "Matching",
+    "breaks_pcre2_rule",
     "diff_findings",
     "grade",
     "grade_and_diff",

@@ -1,0 +1,158 @@
+"""Sub-commands of the gym: `eval --agent` (an agent's episodes on a task set, stored as an eval
+run) and `gym tasks` (the task set as the agent sees it).
+
+`eval --agent` takes the engines `reference` (the blueprint's own calls, then their findings: no
+model), `import --from FILE` (recorded episodes replayed through the environment), and the model
+engines `openai` and `vllm` (`gym.chat`). Its `--blueprints seeds` is both seed files: the gym's
+tasks are every seed, the real packages' too when they are fetched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from codesearch_core.errors import InputFileError
+
+EXIT_OK = 0
+
+
+def add_agent_arguments(p: argparse.ArgumentParser) -> None:
+    from codesearch_core.gym import DEFAULT_SETTINGS
+
+    g = p.add_argument_group("agent episodes (--agent)")
+    g.add_argument(
+        "--agent",
+        action="store_true",
+        help="evaluate an agent in the gym: multi-turn episodes with parallel calls, read_file and "
+        "submit, rewarded on the submitted locations",
+    )
+    g.add_argument("--max-turns", type=int, default=DEFAULT_SETTINGS.max_turns, metavar="T",
+                   help=f"turns per episode (default {DEFAULT_SETTINGS.max_turns})")  # fmt: skip
+    g.add_argument("--parallel", type=int, default=DEFAULT_SETTINGS.max_parallel, metavar="P",
+                   help=f"calls per turn (default {DEFAULT_SETTINGS.max_parallel})")  # fmt: skip
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "gym",
+        help="the gym: code-search tasks as multi-turn episodes for agents and RL trainers",
+        description="The gym's tasks and servers. Evaluate an agent with `codesearch eval --agent`.",
+    )
+    gym_sub = p.add_subparsers(dest="gym_command", required=True, metavar="COMMAND")
+    t = gym_sub.add_parser(
+        "tasks",
+        help="list the tasks of a blueprint set as the agent sees them",
+        description="One JSON object a line: the blueprint id, the prompt messages and the corpus; "
+        "tasks whose corpus is not here are named on stderr.",
+    )
+    t.add_argument("--blueprints", default="seeds", metavar="SOURCE",
+                   help="'seeds' (both seed files, the default), 'store', a blueprints JSONL file, "
+                   "tag:NAME or split:eval")  # fmt: skip
+    t.add_argument("--tag", help="only blueprints with this tag")
+    t.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
+    t.add_argument("--db", default=None, help="the store")
+    t.set_defaults(func=cmd_tasks)
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    from codesearch_core.gym import GymSettings
+
+    try:
+        return GymSettings(max_turns=args.max_turns, max_parallel=args.parallel)
+    except ValueError as err:
+        raise InputFileError(str(err)) from None
+
+
+def agent_tasks(args: argparse.Namespace) -> tuple[Any, str]:
+    """The task set of `--blueprints` (`seeds` is both seed files) after --tag / --split; tasks
+    whose corpus is missing are named on stderr and left out."""
+    from codesearch_core.cli.eval_cmds import select_blueprints
+    from codesearch_core.gym import as_tasks, missing_summary, seed_blueprints
+
+    blueprints, label = select_blueprints(args, seeds=seed_blueprints)
+    tasks = as_tasks(blueprints)
+    if tasks.missing:
+        print(missing_summary(tasks.missing), file=sys.stderr)
+    if not tasks.tasks:
+        raise InputFileError(f"nothing to evaluate: no task of {label} has its corpus here")
+    return tasks, label
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from codesearch_core.gym import DEFAULT_SETTINGS, prompt_messages
+
+    tasks, _ = agent_tasks(args)
+    for task in tasks.tasks:
+        bp = task.blueprint
+        line = {
+            "blueprint_id": bp.id,
+            "corpus": bp.corpus,
+            "prompt": prompt_messages(bp, DEFAULT_SETTINGS),
+        }
+        print(json.dumps(line, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _policy(args: argparse.Namespace, tasks: Any) -> Any:
+    from codesearch_core.gym import ReferencePolicy, ReplayPolicy, read_recorded
+
+    if args.engine == "reference":
+        return ReferencePolicy()
+    if args.engine == "import":
+        if args.from_file is None:
+            raise InputFileError("--engine import needs --from FILE (recorded episodes, JSONL)")
+        recorded = list(read_recorded(args.from_file))
+        known = {t.blueprint.id for t in tasks.tasks}
+        unknown = sorted({r.blueprint_id for r in recorded} - known)
+        if unknown:
+            raise InputFileError(
+                f"{args.from_file}: {len(unknown)} episode(s) of blueprints not in the set "
+                f"({', '.join(unknown[:5])}): give the --blueprints they were recorded on"
+            )
+        return ReplayPolicy(recorded, model=args.from_file.name)
+    raise InputFileError(
+        f"--agent takes the engines reference, import, openai and vllm, not {args.engine}"
+    )
+
+
+def cmd_agent_eval(args: argparse.Namespace) -> int:
+    """`codesearch eval --agent`: episodes of one policy on a task set, stored and summarized."""
+    from dataclasses import replace
+
+    from codesearch_core.cli.store_access import open_store
+    from codesearch_core.gym import evaluate_agent
+
+    if args.engine is None:
+        raise InputFileError("give --engine (reference, import, openai or vllm)")
+    settings = settings_from(args)
+    tasks, label = agent_tasks(args)
+    policy = _policy(args, tasks)
+    chosen = tasks.tasks
+    if args.engine == "import":  # only the blueprints the file recorded an episode of
+        chosen = tuple(t for t in chosen if t.blueprint.id in policy.by_blueprint)
+        label = f"{label} · {args.from_file.name}"
+    print(f"playing {args.n} episode(s) of {policy.name}:{policy.model} on each of {len(chosen)} "
+          f"task(s) of {label} (at most {settings.max_turns} turns of {settings.max_parallel} "
+          "calls)…", file=sys.stderr)  # fmt: skip
+    run = evaluate_agent(policy, chosen, n=args.n, label=label, settings=settings)
+    if tasks.missing:
+        run = replace(run, summary={**run.summary, "left_out": {"corpus_missing": {
+            "blueprints": len(tasks.missing), "reason": tasks.missing[0][1]}}})  # fmt: skip
+    with open_store(args.db) as store:
+        store.save_eval_run(run)
+    if args.json:
+        print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
+        return EXIT_OK
+    overall = run.summary["overall"]
+    print(f"agent eval run {run.run_id} ({run.engine}:{run.model}, n={run.n}, {label}) stored")
+    for key in ("episodes", "success_rate", "mean_reward", "mean_turns", "mean_calls",
+                "invalid_call_rate", "submit_rate", "mean_span_f1"):  # fmt: skip
+        value = overall.get(key)
+        print(f"  {key:<18} {value if not isinstance(value, float) else round(value, 3)}")
+    print("by tag (success rate, mean reward):")
+    for tag, s in run.summary["by_tag"].items():
+        print(f"  {tag:<34} {s['success_rate'] or 0:.2f}  {s['mean_reward'] or 0:.3f}")
+    return EXIT_OK

@@ -1,0 +1,87 @@
+"""The gym: code-search tasks as multi-turn episodes for agents, and the ways trainers plug in.
+
+An episode (`gym.episode.Episode`) is one blueprint: the agent sees its intent and corpus, calls
+`ripgrep_search`, `ast_grep_search` (the studio's tools, unchanged), `read_file` and `submit` in
+at most `max_turns` turns of up to `max_parallel` parallel calls, and is rewarded once, at the end,
+on the locations it submitted (`gym.reward`). Policies without a model (`gym.policies`: the
+reference, a replay of recorded episodes) and with one (`gym.chat`) play it; `evaluate_agent`
+stores their episodes as an eval run. The trainers' adapters (verifiers, OpenEnv, TRL) live in
+modules of their own, imported only by who uses them.
+
+Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSettings`,
+`RewardWeights`, `gym_tools`, `prompt_messages`, the policies, `evaluate_agent`, the tasks
+(`Task`, `as_tasks`, `seed_blueprints`). Imports `export` and `store` and below.
+"""
+
+from codesearch_core.gym.actions import (
+    READ_FILE,
+    SEARCH_TOOLS,
+    SUBMIT,
+    TOOL_NAMES,
+    RawCall,
+    Refusal,
+    gym_tools,
+)
+from codesearch_core.gym.episode import EndReason, Episode, EpisodeResult, Observation, StepResult
+from codesearch_core.gym.evaluate import AGENT_METRICS, agent_summary, evaluate_agent, play
+from codesearch_core.gym.policies import (
+    Policy,
+    Recorded,
+    ReferencePolicy,
+    ReplayPolicy,
+    read_recorded,
+)
+from codesearch_core.gym.prompt import prompt_messages, system_prompt, user_prompt
+from codesearch_core.gym.settings import (
+    DEFAULT_SETTINGS,
+    READ_MAX_LINES,
+    SUCCESS_REWARD,
+    GymSettings,
+    RewardWeights,
+)
+from codesearch_core.gym.tasks import (
+    Task,
+    Tasks,
+    as_tasks,
+    missing_summary,
+    seed_blueprints,
+    seed_files,
+)
+
+__all__ = [
+    "AGENT_METRICS",
+    "DEFAULT_SETTINGS",
+    "READ_FILE",
+    "READ_MAX_LINES",
+    "SEARCH_TOOLS",
+    "SUBMIT",
+    "SUCCESS_REWARD",
+    "TOOL_NAMES",
+    "EndReason",
+    "Episode",
+    "EpisodeResult",
+    "GymSettings",
+    "Observation",
+    "Policy",
+    "RawCall",
+    "Recorded",
+    "ReferencePolicy",
+    "Refusal",
+    "ReplayPolicy",
+    "RewardWeights",
+    "StepResult",
+    "Task",
+    "Tasks",
+    "agent_summary",
+    "as_tasks",
+    "evaluate_agent",
+    "gym_tools",
+    "missing_summary",
+    "play",
+    "prompt_messages",
+    "read_recorded",
+    "seed_blueprints",
+    "seed_files",
+    "system_prompt",
+    "user_prompt",
+]
