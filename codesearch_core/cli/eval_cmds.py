@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from codesearch_core.cli.blueprint_sets import select_blueprints
 from codesearch_core.errors import EngineError, InputFileError
 
 EXIT_OK = 0
@@ -72,32 +72,6 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     add_engine_arguments(p)
     add_agent_arguments(p)
     p.set_defaults(func=cmd_eval, skip_bad=False)
-
-
-def select_blueprints(
-    args: argparse.Namespace, seeds: Callable[[], list[Any]] | None = None
-) -> tuple[list[Any], str]:
-    """The set and its label: SOURCE, then --tag and --split. `seeds` loads what 'seeds' names
-    (default: the first seed file, the single-call eval's set)."""
-    from codesearch_core.cli.propose_cmds import load_blueprints
-
-    source: str = args.blueprints
-    tag, split = args.tag, args.split
-    if source.startswith("tag:"):
-        source, tag = "seeds", source[4:]
-    elif source.startswith("split:"):
-        source, split = "store", source[6:]
-        if split not in ("train", "eval"):
-            raise InputFileError(f"{args.blueprints!r}: the split is train or eval")
-    blueprints = seeds() if source == "seeds" and seeds else load_blueprints(source, args.db)
-    if tag:
-        blueprints = [bp for bp in blueprints if tag in bp.tags]
-    if split:
-        blueprints = [bp for bp in blueprints if bp.split.value == split]
-    label = source + "".join(f" {k}:{v}" for k, v in (("tag", tag), ("split", split)) if v)
-    if not blueprints:
-        raise InputFileError(f"nothing to evaluate: no blueprint in {label}")
-    return blueprints, label
 
 
 def _check_server(args: argparse.Namespace) -> None:

@@ -1,0 +1,145 @@
+"""`codesearch eval --agent` and `codesearch gym tasks`, end to end on the seeds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codesearch_core.cli import main
+from codesearch_core.gym import as_tasks, seed_blueprints
+from codesearch_core.store import Store
+
+
+def test_eval_agent_reference_scores_success_on_every_seed_of_both_files_and_stores_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.duckdb"
+    code = main(
+        [
+            "eval",
+            "--agent",
+            "--engine",
+            "reference",
+            "--blueprints",
+            "seeds",
+            "--json",
+            "--db",
+            str(db),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    summary = json.loads(out)
+    tasks = as_tasks(seed_blueprints())
+    overall = summary["overall"]
+    assert overall["episodes"] == len(tasks.tasks)
+    assert overall["success_rate"] == 1.0 and overall["invalid_call_rate"] == 0.0
+    assert {"adversarial:pcre2", "plan"} <= set(summary["by_tag"])
+    with Store(db) as store:
+        (listed,) = store.eval_runs()
+        run = store.get_eval_run(listed.run_id)
+    assert run is not None and run.engine == "agent:reference"
+    assert len(run.items) == len(tasks.tasks)
+    trajectory = json.loads(run.items[0].answers[0].raw_text)
+    assert (
+        trajectory["blueprint_id"] == run.items[0].blueprint_id and trajectory["submit"] is not None
+    )
+
+
+def test_eval_agent_import_replays_a_file_and_a_wrong_episode_scores_lower(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bp = next(b for b in seed_blueprints() if b.plan is None and b.counter_calls)
+    lines = [
+        {
+            "blueprint_id": bp.id,
+            "turns": [[bp.counter_calls[0].call.to_dict()]],
+            "submit": [{"path": bp.expected[0].path, "start_line": 1, "end_line": 1}],
+        },
+    ]
+    path = tmp_path / "episodes.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    code = main(
+        [
+            "eval",
+            "--agent",
+            "--engine",
+            "import",
+            "--from",
+            str(path),
+            "--json",
+            "--db",
+            str(tmp_path / "s.duckdb"),
+        ]
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert summary["overall"]["episodes"] == 1
+    assert summary["overall"]["success_rate"] == 0.0
+
+
+def test_eval_agent_import_of_an_unknown_blueprint_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "episodes.jsonl"
+    path.write_text('{"blueprint_id": "no-such-seed", "turns": []}\n', encoding="utf-8")
+    code = main(
+        [
+            "eval",
+            "--agent",
+            "--engine",
+            "import",
+            "--from",
+            str(path),
+            "--db",
+            str(tmp_path / "s.duckdb"),
+        ]
+    )
+    assert code == 2
+    assert "no-such-seed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--engine", "import"], "--from FILE"),
+        (["--engine", "reference", "--max-turns", "0"], "max_turns"),
+        (["--engine", "reference", "--parallel", "65"], "max_parallel"),
+        (["--engine", "mutations"], "--agent takes the engines"),
+        ([], "give --engine"),
+    ],
+)
+def test_eval_agent_bad_flags_are_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    assert main(["eval", "--agent", *argv, "--db", str(tmp_path / "s.duckdb")]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_reference_without_agent_says_to_add_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", "--engine", "reference", "--db", str(tmp_path / "s.duckdb")]) == 2
+    assert "--agent" in capsys.readouterr().err
+
+
+def test_gym_tasks_prints_one_prompt_a_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gym", "tasks", "--blueprints", "tag:plan"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert lines and all(x["prompt"][1]["role"] == "user" for x in lines)
+    assert all(x["blueprint_id"] for x in lines)
+
+
+def test_tasks_whose_corpus_is_missing_are_named_and_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
+    assert (
+        main(["eval", "--agent", "--engine", "reference", "--db", str(tmp_path / "s.duckdb")]) == 2
+    )
+    err = capsys.readouterr().err
+    assert "task(s) left out: their corpus is not here" in err
+    assert "no task of seeds has its corpus here" in err
