@@ -15,6 +15,7 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Blueprint
 from codesearch_core.studio import (
     Change,
+    EpisodeCall,
     FindingRow,
     FindingStatus,
     call_diff,
@@ -28,6 +29,22 @@ MAX_FINDING_ROWS = 40
 
 def call_json(call: Mapping[str, Any]) -> str:
     return json.dumps(call, indent=2, ensure_ascii=False)
+
+
+def episode(calls_made: Sequence[EpisodeCall], error: str) -> None:
+    """An agent's episode, turn by turn: each call and what the environment answered; the
+    submitted locations are diffed below like a call's findings."""
+    for turn, group in groupby(calls_made, key=lambda c: c.turn):
+        st.markdown(f"**Turn {turn}**")
+        for c in group:
+            st.code(f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})", language="text",
+                    wrap_lines=True)  # fmt: skip
+            if c.error:
+                st.caption(f":red[{c.observation}]")
+            else:
+                st.code(c.observation or "(empty)", language="text", wrap_lines=True)
+    if error:
+        st.error(f"**No locations submitted**: {error}")
 
 
 def calls(

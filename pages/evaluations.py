@@ -90,7 +90,11 @@ for view in views:
                    + (" · PCRE2 rule broken" if answer.pcre2_violation else "")
                    + (" · repaired" if answer.repaired else ""))  # fmt: skip
         st.markdown(f"**{bp.intent}**")
-        _answer_view.calls(bp, answer.call, answer.raw_text, answer.error)
+        episode = studio.episode_calls(run, answer)
+        if episode is not None:
+            _answer_view.episode(episode, answer.error)
+        else:
+            _answer_view.calls(bp, answer.call, answer.raw_text, answer.error)
         if answer.call is not None and answer.error:
             st.error(f"**The run failed**: {answer.error}", icon=":material/error:")
         elif answer.call is not None:

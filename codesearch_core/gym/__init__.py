@@ -23,7 +23,13 @@ from codesearch_core.gym.actions import (
     gym_tools,
 )
 from codesearch_core.gym.episode import EndReason, Episode, EpisodeResult, Observation, StepResult
-from codesearch_core.gym.evaluate import AGENT_METRICS, agent_summary, evaluate_agent, play
+from codesearch_core.gym.evaluate import (
+    AGENT_ENGINE_PREFIX,
+    AGENT_METRICS,
+    agent_summary,
+    evaluate_agent,
+    play,
+)
 from codesearch_core.gym.policies import (
     Policy,
     Recorded,
@@ -49,6 +55,7 @@ from codesearch_core.gym.tasks import (
 )
 
 __all__ = [
+    "AGENT_ENGINE_PREFIX",
     "AGENT_METRICS",
     "DEFAULT_SETTINGS",
     "READ_FILE",

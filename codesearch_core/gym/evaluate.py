@@ -37,6 +37,8 @@ AGENT_METRICS: Final = (
     "submit_rate",
 )
 ProgressFn = Callable[[int, int], None]
+#: An agent run's engine is `agent:<policy>` (the Evaluations page shows its answers as episodes).
+AGENT_ENGINE_PREFIX: Final = "agent:"
 
 
 def play(policy: Policy, task: Task, settings: GymSettings = DEFAULT_SETTINGS) -> EpisodeResult:
@@ -149,7 +151,7 @@ def evaluate_agent(
     }
     return EvalRun(
         run_id=f"{created:%Y%m%d-%H%M%S-%f}-agent-{policy.name}",
-        engine=f"agent:{policy.name}",
+        engine=f"{AGENT_ENGINE_PREFIX}{policy.name}",
         model=policy.model,
         n=n,
         blueprints=label,

@@ -5,12 +5,14 @@ review card's diff view (its call against the reference, its findings against th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from codesearch_core.export import METRICS, compare
 from codesearch_core.grading import diff_findings
+from codesearch_core.gym import AGENT_ENGINE_PREFIX
 from codesearch_core.models import Blueprint
 from codesearch_core.store import EvalAnswer, EvalRun, Store
 from codesearch_core.studio.diff import FindingRow, finding_rows
@@ -137,6 +139,39 @@ def answer_views(store: Store, run: EvalRun, blueprint_id: str) -> list[AnswerVi
             rows = finding_rows(diff_findings(answer.findings, bp.expected))
         views.append(AnswerView(run.run_id, blueprint_id, index, answer, bp, rows))
     return views
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeCall:
+    """One call of an agent's episode as the page shows it: what was called, what it was told."""
+
+    turn: int
+    name: str
+    arguments: Any
+    observation: str
+    error: str
+
+
+def episode_calls(run: EvalRun, answer: EvalAnswer) -> list[EpisodeCall] | None:
+    """The calls of an agent run's answer (an episode, `gym.evaluate`: its trajectory is the
+    answer's text), turn by turn; None for a single-call run's answer."""
+    if not run.engine.startswith(AGENT_ENGINE_PREFIX):
+        return None
+    try:
+        trajectory = json.loads(answer.raw_text)
+        return [
+            EpisodeCall(
+                t + 1,
+                str(c["name"]),
+                c.get("arguments"),
+                str(c.get("observation", "")),
+                str(c.get("error", "")),
+            )
+            for t, turn in enumerate(trajectory["turns"])
+            for c in turn
+        ]
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def item_choices(run: EvalRun, changes: Sequence[Mapping[str, Any]] = ()) -> list[str]:

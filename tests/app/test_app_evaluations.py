@@ -50,3 +50,22 @@ def test_without_runs_the_page_says_how_to_make_one(studio_db: Path) -> None:
     at = open_app("pages/evaluations.py")
     assert not at.exception
     assert any("codesearch eval" in i.value for i in at.info)
+
+
+def test_an_agent_run_opens_as_an_episode_turn_by_turn_with_its_submit_diffed(
+    studio_db: Path,
+) -> None:
+    with stored(studio_db) as store:
+        ensure_seeded(store)
+    assert main(["eval", "--agent", "--engine", "reference", "--blueprints", "tag:plan",
+                 "--db", str(studio_db)]) == 0  # fmt: skip
+    at = open_app("pages/evaluations.py")
+    assert not at.exception
+    markdown = [m.value for m in at.markdown]
+    # a plan seed: its steps as turns, then the submit turn, each call with the tool's answer
+    assert "**Turn 1**" in markdown and "**Turn 2**" in markdown
+    codes = [c.value for c in at.code]
+    assert any(c.startswith("submit(") for c in codes)
+    assert any(c.startswith("ripgrep_search(") or c.startswith("ast_grep_search(") for c in codes)
+    assert any("**Findings**" in v for v in markdown)  # the submitted locations, diffed
+    assert not any("**Proposed call**" in v for v in markdown)
