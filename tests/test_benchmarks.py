@@ -69,3 +69,9 @@ def test_the_reward_benchmark_runs_on_a_few_blueprints() -> None:
     # Each workload with the reward's own pool and with one thread per CPU.
     assert len(re.findall(r"^\| (distinct|grpo), \d+ threads \|", out, re.MULTILINE)) == 4
     assert "completions/s" in out and "CPU ms per completion" in out
+
+
+@pytest.mark.slow
+def test_the_gym_benchmark_runs_once() -> None:
+    out = run_benchmark("bench_gym.py", "--reps", "1", "--rounds", "1")
+    assert "| shipped corpora |" in out and "median ratio" in out
