@@ -153,7 +153,7 @@ def _oidc_name(conf: access.AccessSettings) -> str:
         _stop_with(
             "Login is not set up",
             "CODESEARCH_AUTH is oidc, but `.streamlit/secrets.toml` has no [auth] table naming "
-            "the OpenID Connect provider (see the README, Deploying for a team).",
+            "the OpenID Connect provider (see docs/teams.md, Deploying for a team).",
         )
     if not st.user.is_logged_in:
         _page(_login_page, "Log in")

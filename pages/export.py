@@ -44,7 +44,7 @@ if refused:
             icon=":material/lock:")  # fmt: skip
 
 fmt_value = st.selectbox("Format", list(FORMATS), format_func=FORMATS.__getitem__, key="ex:format",
-                         help="Each layout is the one its reader takes; the README lists them.")  # fmt: skip
+                         help="Each layout is the one its reader takes; docs/exports.md lists them.")  # fmt: skip
 fmt = ExportFormat(fmt_value or ExportFormat.XLAM.value)
 
 with st.container(border=True):

@@ -41,7 +41,7 @@ KEYWORD_HIT: Final = 0.9
 KEYWORD_SHARE: Final = 0.10
 FIRST_LINE_MAX: Final = 0.6
 
-#: Category tag -> what a seed with it is about (the README's table is built from the same words).
+#: Category tag -> what a seed with it is about (docs/corpora.md's table is built from the same words).
 CATEGORY_TAGS: Final[Mapping[str, str]] = {
     "adversarial:structure-vs-text": "only a structural search finds the construct; text over- or under-matches",
     "adversarial:pcre2": "the regex needs PCRE2 (look-around, back-reference)",

@@ -48,9 +48,9 @@ def episode_reward(
         "R_submit": 1.0 if submitted is not None else 0.0,
         "R_find": g.span_f1 if g is not None else 0.0,
         "R_scope": g.file_iou if g is not None else 0.0,
-        "R_turns": -float(max(0, turns - settings.free_turns)),
-        "R_calls": -float(max(0, calls - settings.free_calls)),
-        "R_pcre2_rule": -float(pcre2_offences),
+        "R_turns": float(-max(0, turns - settings.free_turns)),
+        "R_calls": float(-max(0, calls - settings.free_calls)),
+        "R_pcre2_rule": float(-pcre2_offences),
     }
     if submitted is None:
         return EpisodeReward(0.0, components, None)
