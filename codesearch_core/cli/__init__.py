@@ -16,6 +16,7 @@ from codesearch_core.cli import (
     eval_cmds,
     gym_cmds,
     propose_cmds,
+    rollout_cmds,
     seeds_cmds,
     synth_cmds,
     tool_cmds,
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         synth_cmds,
         eval_cmds,
         gym_cmds,
+        rollout_cmds,
     ):
         module.register(sub)
     return parser

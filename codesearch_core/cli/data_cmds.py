@@ -199,6 +199,7 @@ def _format_stats(path: Path, stats: DashboardStats) -> str:
         f"rejected         {c.rejected:,}",
         f"skipped          {c.skipped:,}",
         f"decision events  {c.decision_events:,}",
+        f"episodes         {c.episodes:,}",
     ]
     if stats.acceptance_by_tool_language:
         lines.append("accepted / rejected by tool and language:")

@@ -19,16 +19,18 @@ from codesearch_core.errors import InputFileError
 EXIT_OK = 0
 
 
-def add_agent_arguments(p: argparse.ArgumentParser) -> None:
+def add_agent_arguments(p: argparse.ArgumentParser, *, with_flag: bool = True) -> None:
+    """The episode's limits; and `--agent` itself on `eval` (`with_flag`)."""
     from codesearch_core.gym import DEFAULT_SETTINGS
 
-    g = p.add_argument_group("agent episodes (--agent)")
-    g.add_argument(
-        "--agent",
-        action="store_true",
-        help="evaluate an agent in the gym: multi-turn episodes with parallel calls, read_file and "
-        "submit, rewarded on the submitted locations",
-    )
+    g = p.add_argument_group("agent episodes" + (" (--agent)" if with_flag else ""))
+    if with_flag:
+        g.add_argument(
+            "--agent",
+            action="store_true",
+            help="evaluate an agent in the gym: multi-turn episodes with parallel calls, read_file "
+            "and submit, rewarded on the submitted locations",
+        )
     g.add_argument("--max-turns", type=int, default=DEFAULT_SETTINGS.max_turns, metavar="T",
                    help=f"turns per episode (default {DEFAULT_SETTINGS.max_turns})")  # fmt: skip
     g.add_argument("--parallel", type=int, default=DEFAULT_SETTINGS.max_parallel, metavar="P",
@@ -96,7 +98,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _policy(args: argparse.Namespace, tasks: Any) -> Any:
+def agent_policy(args: argparse.Namespace, tasks: Any) -> Any:
+    """The policy `--engine` names (`eval --agent`, `rollouts`)."""
     from codesearch_core.gym import ReferencePolicy, ReplayPolicy, read_recorded
 
     if args.engine == "reference":
@@ -129,7 +132,7 @@ def cmd_agent_eval(args: argparse.Namespace) -> int:
         raise InputFileError("give --engine (reference, import, openai or vllm)")
     settings = settings_from(args)
     tasks, label = agent_tasks(args)
-    policy = _policy(args, tasks)
+    policy = agent_policy(args, tasks)
     chosen = tasks.tasks
     if args.engine == "import":  # only the blueprints the file recorded an episode of
         chosen = tuple(t for t in chosen if t.blueprint.id in policy.by_blueprint)

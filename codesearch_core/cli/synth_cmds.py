@@ -19,16 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core import config
+from codesearch_core.cli.interrupts import stop_on_ctrl_c
 from codesearch_core.cli.tool_cmds import EXIT_OK, EXIT_PROBLEMS
 
 if TYPE_CHECKING:  # the tools, the grader and the store load when the command runs
@@ -121,29 +117,6 @@ def _line(counts: SynthesisCounts) -> str:
     )
 
 
-@contextmanager
-def _stop_on_ctrl_c() -> Iterator[threading.Event]:
-    """While open, a first Ctrl-C sets the event (the pipeline stops between drafts, and the report
-    of what was kept still prints); a second one raises KeyboardInterrupt as usual. Without this,
-    KeyboardInterrupt would unwind through `synthesize` and take its report with it."""
-    asked = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield asked  # signal handlers can only be set from the main thread
-        return
-
-    def on_sigint(signum: int, frame: FrameType | None) -> None:
-        if asked.is_set():
-            signal.default_int_handler(signum, frame)
-        asked.set()
-        print("stopping after the drafts in flight (Ctrl-C again to quit now)", file=sys.stderr)
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
-    try:
-        yield asked
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def cmd_synthesize(args: argparse.Namespace) -> int:
     from codesearch_core.cli.store_access import open_store
     from codesearch_core.synthesis import ray_map, stored_draft_ids, stored_intents, synthesize
@@ -153,7 +126,10 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         return 2
     writer = _writer(args)
     try:
-        with open_store(args.db or config.db_path()) as store, _stop_on_ctrl_c() as ctrl_c:
+        with (
+            open_store(args.db or config.db_path()) as store,
+            stop_on_ctrl_c("the drafts in flight") as ctrl_c,
+        ):
 
             def progress(counts: SynthesisCounts) -> None:
                 if not args.json:

@@ -5,13 +5,14 @@ records it takes and returns (`store.types`: `QueueFilters`, `ReviewItem`, `Impo
 The other modules are its parts: `connect` (opening a file), `schema` (tables, migrations),
 `writes`, `queries`, `rows`, `dashboard`, `export_rows`, `pinning` (snapshots and drift: `DriftItem`,
 `StaleRun`, `corpus_snapshot`), `evals` (eval runs: `EvalRun`, `EvalItem`, `EvalAnswer`; the
-split). Imports `corpora` and below; importing
+split), `episodes` (the gym's kept episodes: `StoredEpisode`). Imports `corpora` and below; importing
 files into it (`ingest`) and exporting from it (`export`) are layers above.
 """
 
 from codesearch_core.store.core import Store
 from codesearch_core.store.decisions import check_reviewer
 from codesearch_core.store.drafts import DRAFT_STATUSES, Draft
+from codesearch_core.store.episodes import StoredEpisode, episode_id_of
 from codesearch_core.store.evals import PASS_REWARD, EvalAnswer, EvalItem, EvalRun
 from codesearch_core.store.pinning import DriftItem, StaleRun, corpus_snapshot
 from codesearch_core.store.rows import utc_now
@@ -55,8 +56,10 @@ __all__ = [
     "StaleDecisionError",
     "StaleRun",
     "Store",
+    "StoredEpisode",
     "UserRow",
     "check_reviewer",
     "corpus_snapshot",
+    "episode_id_of",
     "utc_now",
 ]

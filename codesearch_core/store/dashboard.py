@@ -30,7 +30,8 @@ def counts(cur: duckdb.DuckDBPyConnection) -> StoreCounts:
             "count(*) FILTER (WHERE decision = 'reject'), "
             "count(*) FILTER (WHERE decision IS NULL AND id IN "
             "(SELECT item_id FROM votes WHERE action = 'skip')), "
-            "(SELECT count(*) FROM decisions), count(*) FILTER (WHERE decision = 'conflict') "
+            "(SELECT count(*) FROM decisions), count(*) FILTER (WHERE decision = 'conflict'), "
+            "(SELECT count(*) FROM episodes) "
             "FROM proposals"
         )
     )

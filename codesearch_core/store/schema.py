@@ -28,6 +28,7 @@ from typing import Final
 
 import duckdb
 
+from codesearch_core.store.schema_episodes import V12 as _V12
 from codesearch_core.store.schema_evals import V10 as _V10
 from codesearch_core.store.schema_evals import V11 as _V11
 
@@ -456,6 +457,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     _V9,
     _V10,
     _V11,
+    _V12,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -276,6 +276,7 @@ class StoreCounts:
     skipped: int  # open items somebody skipped
     decision_events: int
     conflicts: int = 0
+    episodes: int = 0  # kept by the gym's rollouts
 
 
 @dataclass(frozen=True, slots=True)

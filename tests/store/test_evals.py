@@ -70,6 +70,8 @@ def test_a_v9_store_is_upgraded_with_every_blueprint_in_train(tmp_path: Path) ->
         store.add_blueprints([blueprint(0)])
     conn = duckdb.connect(str(path))
     for statement in (
+        "DROP TABLE episodes",  # v12
+        "DROP SEQUENCE episode_seq",
         "DROP TABLE eval_items",
         "DROP TABLE eval_runs",
         "ALTER TABLE blueprints DROP COLUMN split",

@@ -296,9 +296,11 @@ def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) ->
         "FROM blueprints b)"
     )
     conn.execute("UPDATE proposals SET span_f1 = 1.0, reward = 1.0")
-    # Back to v6: undo v10 (split, eval runs), v9 (pins, drift), v8 (drafts) and v7
+    # Back to v6: undo v12 (episodes), v10 (split, eval runs), v9 (pins, drift), v8 (drafts) and v7
     # (counter-calls, plans).
     for statement in (
+        "DROP TABLE episodes",  # v12
+        "DROP SEQUENCE episode_seq",
         "DROP TABLE eval_items",
         "DROP TABLE eval_runs",
         "ALTER TABLE blueprints DROP COLUMN split",

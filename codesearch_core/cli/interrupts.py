@@ -1,0 +1,34 @@
+"""Ctrl-C for long commands that keep what they finished (synthesize, rollouts): the first one asks
+the work to stop at its next boundary and the report still prints; the second quits at once."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+
+@contextmanager
+def stop_on_ctrl_c(what: str) -> Iterator[threading.Event]:
+    """While open, a first Ctrl-C sets the event and says `stopping after {what} (Ctrl-C again to
+    quit now)`; a second one raises KeyboardInterrupt as usual. Without this, KeyboardInterrupt
+    would unwind through the work and take its report with it."""
+    asked = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield asked  # signal handlers can only be set from the main thread
+        return
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        if asked.is_set():
+            signal.default_int_handler(signum, frame)
+        asked.set()
+        print(f"stopping after {what} (Ctrl-C again to quit now)", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield asked
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,92 @@
+"""Sub-command: rollouts. K episodes per task in the gym, the good ones kept in the store with their
+provenance (`gym.rollouts`): reference trajectories without a model (`--engine reference`), or an
+agent's own (`import`, and the model engines `eval --agent` has).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from codesearch_core.errors import InputFileError
+
+EXIT_OK = 0
+EXIT_INTERRUPTED = 130
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    from codesearch_core.cli.gym_cmds import add_agent_arguments
+    from codesearch_core.cli.propose_cmds import add_engine_arguments
+    from codesearch_core.gym.rollouts import DEFAULT_MIN_REWARD
+
+    p = sub.add_parser(
+        "rollouts",
+        help="sample agent episodes in the gym and keep the good ones in the store",
+        description=(
+            "Play K episodes per task (every blueprint of --blueprints whose corpus is here), keep "
+            "those with reward >= --min-reward (best first: higher reward, fewer turns, fewer "
+            "calls; the same calls in the same order once) and store them with their provenance. "
+            "Ctrl-C keeps what was stored; a second run skips the tasks that have episodes of this "
+            "engine and model."
+        ),
+    )
+    p.add_argument("--engine", required=True, choices=("reference", "import", "openai", "vllm"),
+                   help="who plays: reference (the blueprint's own calls, no model), import "
+                   "(recorded episodes, --from), or a model")  # fmt: skip
+    p.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
+                   help="recorded episodes, one JSON object a line (--engine import)")  # fmt: skip
+    p.add_argument("--k", type=int, default=1, metavar="K", help="episodes per task (default 1)")
+    p.add_argument("--min-reward", type=float, default=DEFAULT_MIN_REWARD, metavar="R",
+                   help=f"keep episodes with at least this reward (default {DEFAULT_MIN_REWARD})")  # fmt: skip
+    p.add_argument("--blueprints", default="seeds", metavar="SOURCE",
+                   help="'seeds' (both seed files, the default), 'store', a blueprints JSONL file, "
+                   "tag:NAME or split:eval")  # fmt: skip
+    p.add_argument("--tag", help="only blueprints with this tag")
+    p.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
+    p.add_argument("--db", type=Path, default=None, metavar="PATH", help="the store")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_engine_arguments(p)
+    add_agent_arguments(p, with_flag=False)
+    p.set_defaults(func=cmd_rollouts, n=1, skip_bad=False)
+
+
+def cmd_rollouts(args: argparse.Namespace) -> int:
+    from codesearch_core.cli.gym_cmds import agent_policy, agent_tasks, settings_from
+    from codesearch_core.cli.interrupts import stop_on_ctrl_c
+    from codesearch_core.cli.store_access import open_store
+    from codesearch_core.gym.rollouts import rollouts
+
+    if not 1 <= args.k <= 64:
+        raise InputFileError(f"--k must be 1 to 64 (episodes per task), got {args.k}")
+    if not -1.0 <= args.min_reward <= 1.0:
+        raise InputFileError(f"--min-reward must be in [-1, 1], got {args.min_reward}")
+    settings = settings_from(args)
+    tasks, label = agent_tasks(args)
+    policy = agent_policy(args, tasks)
+    chosen = tasks.tasks
+    if args.engine == "import":
+        chosen = tuple(t for t in chosen if t.blueprint.id in policy.by_blueprint)
+    print(f"playing {args.k} episode(s) of {policy.name}:{policy.model} on each of {len(chosen)} "
+          f"task(s) of {label}, keeping reward >= {args.min_reward}…", file=sys.stderr)  # fmt: skip
+    try:
+        with open_store(args.db) as store, stop_on_ctrl_c("the tasks in flight") as ctrl_c:
+            report = rollouts(policy, chosen, store, k=args.k, min_reward=args.min_reward,
+                              settings=settings, stop=ctrl_c)  # fmt: skip
+    finally:
+        if args.engine == "vllm":
+            from codesearch_core.engines import shutdown_vllm_engine
+
+            shutdown_vllm_engine()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(
+            f"{report.kept} episode(s) stored from {report.episodes} played on "
+            f"{report.tasks - report.skipped_stored} task(s); {report.skipped_stored} task(s) "
+            f"had episodes stored already; {report.below_min_reward} below the minimum reward, "
+            f"{report.duplicates} duplicate(s); {len(report.unsolved)} task(s) with none kept"
+        )
+    return EXIT_INTERRUPTED if report.stopped else EXIT_OK

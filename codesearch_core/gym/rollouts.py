@@ -1,0 +1,169 @@
+"""Sampling episodes to keep (rejection sampling for SFT / RFT): K episodes per task, the good
+ones stored with their provenance.
+
+For each task: K episodes of the policy (on a few threads); those with reward >= `min_reward`
+are kept, best first (higher reward, then fewer turns, then fewer calls), without duplicates (the
+same calls in the same order), and stored in one transaction per task, so a run stopped midway
+(Ctrl-C) keeps every task it finished and none by halves. A task with episodes of this engine and
+model stored already is skipped: a second run goes on where the first stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from codesearch_core import config
+from codesearch_core.gym.episode import EpisodeResult
+from codesearch_core.gym.evaluate import play
+from codesearch_core.gym.policies import Policy
+from codesearch_core.gym.settings import DEFAULT_SETTINGS, SUCCESS_REWARD, GymSettings
+from codesearch_core.gym.tasks import Task
+from codesearch_core.store import Store, StoredEpisode, corpus_snapshot, episode_id_of
+from codesearch_core.tools import tool_versions
+
+DEFAULT_MIN_REWARD: Final = SUCCESS_REWARD
+#: Kept episodes are stored in one transaction per this many, or per this many seconds.
+FLUSH_EPISODES: Final = 256
+FLUSH_S: Final = 1.0
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass
+class RolloutReport:
+    tasks: int = 0
+    skipped_stored: int = 0
+    episodes: int = 0  # played
+    kept: int = 0  # stored (new)
+    below_min_reward: int = 0
+    duplicates: int = 0
+    stopped: bool = False
+    #: Tasks that got no episode at or above the minimum reward.
+    unsolved: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tasks": self.tasks,
+            "skipped_stored": self.skipped_stored,
+            "episodes": self.episodes,
+            "kept": self.kept,
+            "below_min_reward": self.below_min_reward,
+            "duplicates": self.duplicates,
+            "unsolved": len(self.unsolved),
+            "stopped": self.stopped,
+        }
+
+
+def choose(
+    results: Sequence[EpisodeResult], min_reward: float
+) -> tuple[list[EpisodeResult], int, int]:
+    """(kept best first, how many fell below `min_reward`, how many were duplicates)."""
+    good = [r for r in results if r.reward >= min_reward]
+    good.sort(key=lambda r: (-r.reward, len(r.turns), r.calls))
+    kept: list[EpisodeResult] = []
+    seen: set[str] = set()
+    for r in good:
+        key = episode_id_of(r.blueprint_id, r.to_dict())
+        if key not in seen:
+            seen.add(key)
+            kept.append(r)
+    return kept, len(results) - len(good), len(good) - len(kept)
+
+
+def _stored(
+    result: EpisodeResult,
+    task: Task,
+    policy: Policy,
+    provenance: Mapping[str, Any],
+) -> StoredEpisode:
+    return StoredEpisode(
+        blueprint_id=result.blueprint_id,
+        corpus=task.blueprint.corpus,
+        engine=policy.name,
+        model=policy.model,
+        reward=result.reward,
+        components=result.components,
+        span_f1=result.grade.span_f1 if result.grade is not None else 0.0,
+        turns=len(result.turns),
+        calls=result.calls,
+        invalid_calls=result.invalid_calls,
+        end_reason=result.end_reason,
+        trajectory=result.to_dict(),
+        sampling=provenance.get("sampling", {}),
+        settings=provenance["settings"],
+        snapshot=provenance["snapshots"].get(task.blueprint.corpus),
+        tool_versions=provenance["tool_versions"],
+    )
+
+
+def rollouts(
+    policy: Policy,
+    tasks: Sequence[Task],
+    store: Store,
+    *,
+    k: int = 1,
+    min_reward: float = DEFAULT_MIN_REWARD,
+    settings: GymSettings = DEFAULT_SETTINGS,
+    sampling: Mapping[str, Any] | None = None,
+    workers: int | None = None,
+    stop: threading.Event | None = None,
+    on_progress: ProgressFn | None = None,
+) -> RolloutReport:
+    """Play, choose and store (module docstring). `stop` set: no new task starts; the tasks
+    playing finish and are stored."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    report = RolloutReport(tasks=len(tasks))
+    done_before = store.episode_blueprints(policy.name, policy.model)
+    todo = [t for t in tasks if t.blueprint.id not in done_before]
+    report.skipped_stored = len(tasks) - len(todo)
+    provenance = {
+        "settings": settings.to_dict(),
+        "sampling": dict(sampling or {}),
+        "tool_versions": tool_versions(),
+        "snapshots": {c: corpus_snapshot(c) for c in {t.blueprint.corpus for t in todo}},
+    }
+
+    def one(task: Task) -> tuple[Task, list[EpisodeResult], int, int, int]:
+        results = [play(policy, task, settings) for _ in range(k)]
+        return task, *choose(results, min_reward), len(results)
+
+    batch: list[StoredEpisode] = []
+    flushed = time.monotonic()
+
+    def flush() -> None:
+        nonlocal flushed
+        report.kept += store.save_episodes(batch)
+        batch.clear()
+        flushed = time.monotonic()
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=workers or 2 * config.usable_cores()) as pool:
+        futures = [pool.submit(one, t) for t in todo]
+        for future in as_completed(futures):
+            if future.cancelled():
+                continue
+            task, kept, below, duplicates, played = future.result()
+            report.episodes += played
+            report.below_min_reward += below
+            report.duplicates += duplicates
+            if not kept:
+                report.unsolved.append(task.blueprint.id)
+            batch.extend(_stored(r, task, policy, provenance) for r in kept)
+            done += 1
+            if on_progress is not None:
+                on_progress(done, len(todo))
+            # One transaction per batch (a commit costs milliseconds, an episode far less); each
+            # task's episodes are in one batch, so a stop never stores half of a task's.
+            if len(batch) >= FLUSH_EPISODES or time.monotonic() - flushed >= FLUSH_S:
+                flush()
+            if stop is not None and stop.is_set():
+                for f in futures:
+                    f.cancel()  # those not started; the ones playing finish and are stored
+        flush()
+    report.stopped = stop is not None and stop.is_set()
+    return report

@@ -1,0 +1,54 @@
+"""The episodes table (schema v12): stored once by their calls, read back whole; an older store
+opens and gains the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from codesearch_core.store import Store, StoredEpisode
+from codesearch_core.store.schema import SCHEMA_VERSION
+
+
+def episode(blueprint_id: str = "bp-1", pattern: str = "x", reward: float = 1.0) -> StoredEpisode:
+    call = {
+        "name": "ripgrep_search",
+        "arguments": {"pattern": pattern},
+        "observation": "no matches",
+    }
+    return StoredEpisode(
+        blueprint_id=blueprint_id, corpus="webshop", engine="reference", model="reference",
+        reward=reward, components={"R_find": reward}, span_f1=reward, turns=2, calls=1,
+        invalid_calls=0, end_reason="submitted",
+        trajectory={"blueprint_id": blueprint_id, "turns": [[call]], "submit": []},
+        tool_versions={"rg": "15"},
+    )  # fmt: skip
+
+
+def test_an_episode_is_stored_once_by_its_calls_and_read_back(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as store:
+        assert store.save_episodes([episode(), episode(reward=0.5), episode(pattern="y")]) == 2
+        assert store.save_episodes([episode()]) == 0
+        got = store.episodes()
+        assert [e.trajectory["turns"][0][0]["arguments"]["pattern"] for e in got] == ["x", "y"]
+        assert got[0].components == {"R_find": 1.0} and got[0].tool_versions == {"rg": "15"}
+        assert got[0].created_at is not None and got[0].decision is None
+        assert store.episode_blueprints("reference", "reference") == {"bp-1"}
+        assert store.episode_blueprints("openai", "m") == set()
+        assert store.counts().episodes == 2
+
+
+def test_a_v11_store_opens_and_gains_the_episodes_table(tmp_path: Path) -> None:
+    path = tmp_path / "v11.duckdb"
+    with Store(path):
+        pass
+    conn = duckdb.connect(str(path))
+    for statement in ("DROP TABLE episodes", "DROP SEQUENCE episode_seq",
+                      "DELETE FROM schema_version WHERE version >= 12"):  # fmt: skip
+        conn.execute(statement)
+    conn.close()
+    with Store(path) as store:
+        assert (store.found_version, store.schema_version) == (11, SCHEMA_VERSION)
+        assert store.episodes() == [] and store.counts().episodes == 0
+        assert store.save_episodes([episode()]) == 1
