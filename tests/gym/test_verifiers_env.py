@@ -156,3 +156,24 @@ def test_the_gym_and_the_cli_do_not_import_verifiers() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("agent", ["malformed"], indirect=True)
+def test_the_gym_limits_hold_over_a_whole_assistant_message(
+    agent: AgentServer, tasks: list[Task]
+) -> None:
+    """All calls of one message go to one gym step: with one call a turn, the second call of the
+    scripted agent's first message is refused, not run; with one turn, the plan seed ends after
+    its first turn (the turn limit), before its submit."""
+    one_call = verifiers_env.load_environment(max_turns=4, max_parallel=1)
+    (trace,) = evaluate(one_call, agent, tasks[:1])[tasks[0].blueprint.id].traces
+    first = trace.info["gym"]["turns"][0]
+    assert [c["error"] for c in first] == ["malformed_json", "too_many_calls"]
+    assert [m.content for m in trace.tool_messages[:2]] == [c["observation"] for c in first]
+
+    requests = len(agent.requests)
+    one_turn = verifiers_env.load_environment(max_turns=1, max_parallel=8)
+    (trace,) = evaluate(one_turn, agent, tasks[-1:])[tasks[-1].blueprint.id].traces
+    assert trace.info["gym"]["info"]["end_reason"] == "turn_limit"
+    assert trace.reward == 0.0
+    assert len(agent.requests) == requests + 1
