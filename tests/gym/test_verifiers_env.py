@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from gym_support import AgentServer
 
-from codesearch_core.gym import Episode, Task, as_tasks, seed_blueprints
+from codesearch_core.gym import Episode, Task, as_tasks, seed_blueprints, seed_files
 
 vf = pytest.importorskip("verifiers.v1")
 verifiers_env = pytest.importorskip("codesearch_core.gym.verifiers_env")
@@ -177,3 +177,15 @@ def test_the_gym_limits_hold_over_a_whole_assistant_message(
     assert trace.info["gym"]["info"]["end_reason"] == "turn_limit"
     assert trace.reward == 0.0
     assert len(agent.requests) == requests + 1
+
+
+def test_a_blueprints_file_is_a_taskset_too(tmp_path: Any, tasks: list[Task]) -> None:
+    """`blueprints=FILE` reads a blueprints JSONL (here one line of a seed file: the plan seed)."""
+    plan_id = tasks[-1].blueprint.id
+    lines = [ln for f in seed_files() for ln in f.read_text().splitlines() if plan_id in ln]
+    path = tmp_path / "one.jsonl"
+    path.write_text(lines[0] + "\n")
+    env = verifiers_env.load_environment(blueprints=str(path), max_turns=2)
+    (row,) = list(env.taskset)
+    assert row.data.id == plan_id and row.data.max_turns == 2
+    assert "at most 2 turns" in row.data.system_prompt
