@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -90,6 +91,8 @@ class AgentServer:
         return {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
+            # The OpenAI schema requires it; verifiers' interception validates it.
+            "created": int(time.time()),
             "model": self.model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
