@@ -1,5 +1,5 @@
 """Sub-command: rollouts. K episodes per task in the gym, the good ones kept in the store with their
-provenance (`gym.rollouts`): reference trajectories without a model (`--engine reference`), or an
+provenance (`gym.rollout`): reference trajectories without a model (`--engine reference`), or an
 agent's own (`import`, and the model engines `eval --agent` has).
 """
 
@@ -20,7 +20,7 @@ EXIT_INTERRUPTED = 130
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     from codesearch_core.cli.gym_cmds import add_agent_arguments
     from codesearch_core.cli.propose_cmds import add_engine_arguments
-    from codesearch_core.gym.rollouts import DEFAULT_MIN_REWARD
+    from codesearch_core.gym import DEFAULT_MIN_REWARD
 
     p = sub.add_parser(
         "rollouts",
@@ -57,7 +57,7 @@ def cmd_rollouts(args: argparse.Namespace) -> int:
     from codesearch_core.cli.gym_cmds import agent_policy, agent_tasks, settings_from
     from codesearch_core.cli.interrupts import stop_on_ctrl_c
     from codesearch_core.cli.store_access import open_store
-    from codesearch_core.gym.rollouts import rollouts
+    from codesearch_core.gym import rollouts
 
     if not 1 <= args.k <= 64:
         raise InputFileError(f"--k must be 1 to 64 (episodes per task), got {args.k}")

@@ -9,7 +9,7 @@ stores their episodes as an eval run. The trainers' adapters (verifiers, OpenEnv
 modules of their own, imported only by who uses them.
 
 Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSettings`,
-`RewardWeights`, `gym_tools`, `prompt_messages`, the policies, `evaluate_agent`, the tasks
+`RewardWeights`, `gym_tools`, `prompt_messages`, the policies, `evaluate_agent`, `rollouts` (episodes kept in the store), the tasks
 (`Task`, `as_tasks`, `seed_blueprints`). Imports `export` and `store` and below.
 """
 
@@ -38,6 +38,7 @@ from codesearch_core.gym.policies import (
     read_recorded,
 )
 from codesearch_core.gym.prompt import prompt_messages, system_prompt, user_prompt
+from codesearch_core.gym.rollout import DEFAULT_MIN_REWARD, RolloutReport, rollouts
 from codesearch_core.gym.settings import (
     DEFAULT_SETTINGS,
     READ_MAX_LINES,
@@ -57,6 +58,7 @@ from codesearch_core.gym.tasks import (
 __all__ = [
     "AGENT_ENGINE_PREFIX",
     "AGENT_METRICS",
+    "DEFAULT_MIN_REWARD",
     "DEFAULT_SETTINGS",
     "READ_FILE",
     "READ_MAX_LINES",
@@ -76,6 +78,7 @@ __all__ = [
     "Refusal",
     "ReplayPolicy",
     "RewardWeights",
+    "RolloutReport",
     "StepResult",
     "Task",
     "Tasks",
@@ -87,6 +90,7 @@ __all__ = [
     "play",
     "prompt_messages",
     "read_recorded",
+    "rollouts",
     "seed_blueprints",
     "seed_files",
     "system_prompt",

@@ -28,9 +28,7 @@ from typing import Final
 
 import duckdb
 
-from codesearch_core.store.schema_episodes import V12 as _V12
-from codesearch_core.store.schema_evals import V10 as _V10
-from codesearch_core.store.schema_evals import V11 as _V11
+from codesearch_core.store import schema_episodes, schema_evals
 
 _V1: Final[tuple[str, ...]] = (
     """
@@ -455,9 +453,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     _V7,
     _V8,
     _V9,
-    _V10,
-    _V11,
-    _V12,
+    schema_evals.V10,
+    schema_evals.V11,
+    schema_episodes.V12,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -16,7 +16,7 @@ import pytest
 
 from codesearch_core.cli import main
 from codesearch_core.gym import ReferencePolicy, ReplayPolicy, Task, play, read_recorded
-from codesearch_core.gym.rollouts import choose, rollouts
+from codesearch_core.gym.rollout import choose, rollouts
 from codesearch_core.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
