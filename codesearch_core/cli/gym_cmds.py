@@ -69,7 +69,7 @@ def settings_from(args: argparse.Namespace) -> Any:
 def agent_tasks(args: argparse.Namespace) -> tuple[Any, str]:
     """The task set of `--blueprints` (`seeds` is both seed files) after --tag / --split; tasks
     whose corpus is missing are named on stderr and left out."""
-    from codesearch_core.cli.eval_cmds import select_blueprints
+    from codesearch_core.cli.eval_sources import select_blueprints
     from codesearch_core.gym import as_tasks, missing_summary, seed_blueprints
 
     blueprints, label = select_blueprints(args, seeds=seed_blueprints)

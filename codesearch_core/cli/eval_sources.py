@@ -1,0 +1,58 @@
+"""What `codesearch eval` runs on and against, shared by the single-call eval (`eval_cmds`) and
+the agent eval (`gym_cmds`): the blueprint set the flags select, and the check that an
+OpenAI-compatible server is up and serves the model. A module of its own so that neither command
+module imports the other (eval_cmds hands `--agent` to gym_cmds).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from codesearch_core.errors import EngineError, InputFileError
+
+
+def select_blueprints(
+    args: argparse.Namespace, seeds: Callable[[], list[Any]] | None = None
+) -> tuple[list[Any], str]:
+    """The set and its label: SOURCE, then --tag and --split. `seeds` loads what 'seeds' names
+    (default: the first seed file, the single-call eval's set)."""
+    from codesearch_core.cli.propose_cmds import load_blueprints
+
+    source: str = args.blueprints
+    tag, split = args.tag, args.split
+    if source.startswith("tag:"):
+        source, tag = "seeds", source[4:]
+    elif source.startswith("split:"):
+        source, split = "store", source[6:]
+        if split not in ("train", "eval"):
+            raise InputFileError(f"{args.blueprints!r}: the split is train or eval")
+    blueprints = seeds() if source == "seeds" and seeds else load_blueprints(source, args.db)
+    if tag:
+        blueprints = [bp for bp in blueprints if tag in bp.tags]
+    if split:
+        blueprints = [bp for bp in blueprints if bp.split.value == split]
+    label = source + "".join(f" {k}:{v}" for k, v in (("tag", tag), ("split", split)) if v)
+    if not blueprints:
+        raise InputFileError(f"nothing to evaluate: no blueprint in {label}")
+    return blueprints, label
+
+
+def check_server(args: argparse.Namespace) -> None:
+    """An OpenAI-compatible server is asked what it serves before the run: one that is down,
+    refuses the key or does not serve the model fails here, in a second, with what to do."""
+    import os
+
+    from codesearch_core.cli.propose_cmds import model_name
+    from codesearch_core.studio import probe_openai_server
+
+    if not args.base_url:
+        raise EngineError("--engine openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+    model = model_name(args)
+    for url in args.base_url:
+        served = probe_openai_server(url, args.api_key or os.environ.get("OPENAI_API_KEY"))
+        if served and model not in served:
+            raise EngineError(
+                f"{url} serves {', '.join(served[:5])}, not {model!r}: give --model one of them"
+            )
