@@ -9,7 +9,8 @@ stores their episodes as an eval run. The trainers' adapters (verifiers, OpenEnv
 modules of their own, imported only by who uses them.
 
 Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSettings`,
-`RewardWeights`, `gym_tools`, `prompt_messages`, the policies, `evaluate_agent`, the tasks
+`RewardWeights`, `gym_tools`, `prompt_messages`, the policies (the chat model's: `ChatPolicy`
+over an `OpenAIChat` or `VllmChat` backend), `evaluate_agent`, the tasks
 (`Task`, `as_tasks`, `seed_blueprints`). Imports `export` and `store` and below.
 """
 
@@ -22,6 +23,7 @@ from codesearch_core.gym.actions import (
     Refusal,
     gym_tools,
 )
+from codesearch_core.gym.chat import ChatBackend, ChatPolicy, OpenAIChat, Reply, VllmChat
 from codesearch_core.gym.episode import EndReason, Episode, EpisodeResult, Observation, StepResult
 from codesearch_core.gym.evaluate import AGENT_METRICS, agent_summary, evaluate_agent, play
 from codesearch_core.gym.policies import (
@@ -57,21 +59,26 @@ __all__ = [
     "SUBMIT",
     "SUCCESS_REWARD",
     "TOOL_NAMES",
+    "ChatBackend",
+    "ChatPolicy",
     "EndReason",
     "Episode",
     "EpisodeResult",
     "GymSettings",
     "Observation",
+    "OpenAIChat",
     "Policy",
     "RawCall",
     "Recorded",
     "ReferencePolicy",
     "Refusal",
     "ReplayPolicy",
+    "Reply",
     "RewardWeights",
     "StepResult",
     "Task",
     "Tasks",
+    "VllmChat",
     "agent_summary",
     "as_tasks",
     "evaluate_agent",

@@ -1,0 +1,232 @@
+"""The chat policy: an episode played as a conversation with a chat model, against a real
+OpenAI-compatible server on localhost whose scripted agent replays the reference episode
+(`gym_support.AgentServer`), the real gym and real searches; `codesearch eval --agent` with the
+openai engine end to end, and with vLLM (the CPU build, a tiny random model) once.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gym_support import AgentServer
+
+from codesearch_core.cli import main
+from codesearch_core.engines import OpenAIEngine, OpenAISettings, SamplingSettings, get_tool_format
+from codesearch_core.gym import (
+    TOOL_NAMES,
+    ChatPolicy,
+    EndReason,
+    OpenAIChat,
+    Refusal,
+    Task,
+    as_tasks,
+    evaluate_agent,
+    gym_tools,
+    play,
+    seed_blueprints,
+    seed_files,
+)
+from codesearch_core.gym.chat_calls import text_calls
+from codesearch_core.store import Store
+from tests.vllm_support.env import skip_reason, tiny_model_dir, vllm_python
+
+#: Two single-call seeds and a plan seed (three turns: two searches, then the submit).
+SEEDS = ("webshop-useeffect-calls-tsx", "webshop-todo-fixme-comments",
+         "datapipe-plan-users-sql-select-star")  # fmt: skip
+PLAN_SEED = SEEDS[2]
+
+
+@pytest.fixture(scope="module")
+def tasks() -> list[Task]:
+    chosen = as_tasks(bp for bp in seed_blueprints() if bp.id in SEEDS)
+    assert len(chosen.tasks) == len(SEEDS), chosen.missing
+    return list(chosen.tasks)
+
+
+@contextmanager
+def served(tasks: list[Task], mode: str) -> Iterator[AgentServer]:
+    server = AgentServer(tasks, mode=mode)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def reference_server(tasks: list[Task]) -> Iterator[AgentServer]:
+    with served(tasks, "reference") as server:
+        yield server
+
+
+def chat_policy(server: AgentServer, model: str = "scripted-agent") -> ChatPolicy:
+    engine = OpenAIEngine(OpenAISettings(base_urls=(server.url,), model=model))
+    return ChatPolicy(OpenAIChat(engine, SamplingSettings(temperature=0.0, seed=3)))
+
+
+def test_a_scripted_agent_over_http_solves_every_task_plan_seed_included(
+    tasks: list[Task], reference_server: AgentServer
+) -> None:
+    policy = chat_policy(reference_server)
+    try:
+        results = {t.blueprint.id: play(policy, t) for t in tasks}
+    finally:
+        policy.close()
+    assert all(r.success for r in results.values()), {k: r.info() for k, r in results.items()}
+    assert all(r.end_reason == EndReason.SUBMITTED for r in results.values())
+    assert len(results[PLAN_SEED].turns) == 3  # a multi-turn episode, one request a turn
+    assert results[SEEDS[0]].reward == 1.0
+    assert policy.failures == []
+    # What the server was asked: the gym's four tools, parallel calls allowed, and each turn's
+    # observations back as tool messages answering the ids of the calls they observe.
+    first = reference_server.requests[0]
+    assert first["tools"] == gym_tools()
+    assert sorted(t["function"]["name"] for t in first["tools"]) == sorted(TOOL_NAMES)
+    assert first["parallel_tool_calls"] is True and first["tool_choice"] == "auto"
+    assert (first["temperature"], first["seed"], first["model"]) == (0.0, 3, "scripted-agent")
+    later = [r for r in reference_server.requests if len(r["messages"]) > 2]
+    assert later
+    for request in later:
+        messages = request["messages"]
+        for i, m in enumerate(messages):
+            if m["role"] == "assistant":
+                ids = [c["id"] for c in m["tool_calls"]]
+                answers = messages[i + 1 : i + 1 + len(ids)]
+                assert [a["tool_call_id"] for a in answers] == ids
+                assert all(a["role"] == "tool" and a["content"] for a in answers)
+
+
+def test_a_malformed_call_is_refused_in_the_episode_and_the_agent_still_succeeds(
+    tasks: list[Task],
+) -> None:
+    with served(tasks, "malformed") as server:
+        policy = chat_policy(server)
+        result = play(policy, tasks[0])
+        policy.close()
+    first_turn = result.turns[0]
+    assert first_turn[0].error == Refusal.MALFORMED_JSON
+    assert first_turn[0].text.startswith("error (malformed_json): the arguments are not JSON")
+    assert result.invalid_calls == 1 and result.calls == 2  # the refused call counts
+    assert result.success and result.end_reason == EndReason.SUBMITTED
+
+
+def test_an_answer_without_a_call_ends_the_episode_unsubmitted(tasks: list[Task]) -> None:
+    with served(tasks, "chatty") as server:
+        policy = chat_policy(server)
+        run = evaluate_agent(policy, tasks[:2], label="chatty")
+        policy.close()
+        assert len(server.requests) == 2  # one answer each, then nothing more is asked
+    assert run.summary["overall"]["success_rate"] == 0.0
+    assert run.summary["overall"]["submit_rate"] == 0.0
+    for item in run.items:
+        (answer,) = item.answers
+        assert answer.reward == 0.0 and answer.call is None
+        assert answer.error == f"never submitted ({EndReason.NO_CALL})"
+
+
+def test_model_text_is_read_as_every_call_it_writes_and_a_broken_one_is_still_a_call() -> None:
+    hermes = get_tool_format("hermes")
+    text = ('I will search.\n<tool_call>\n{"name": "ripgrep_search", "arguments": {"pattern": "a"}}'
+            '\n</tool_call>\n<tool_call>\n{"name": "read_file", "arguments": {"path": "x.py"}}\n'
+            '</tool_call>\n<tool_call>\n{"name": "submit", "arguments": {locations: [')  # fmt: skip
+    calls = text_calls(text, hermes, turn=2)
+    assert [c["function"]["name"] for c in calls] == ["ripgrep_search", "read_file", "submit"]
+    assert calls[0]["function"]["arguments"] == {"pattern": "a"}
+    assert calls[2]["function"]["arguments"].startswith('\n{"name": "submit"')  # as written
+    assert [c["id"] for c in calls] == ["call_2_0", "call_2_1", "call_2_2"]
+    assert text_calls("The answer is in src/app.py.", hermes, turn=0) == []
+    assert text_calls("", hermes, turn=0) == []
+    (empty,) = text_calls("<tool_call>\n</tool_call>", hermes, turn=0)
+    assert empty["function"]["name"] is None  # refused as malformed, never dropped
+    xlam = text_calls('[{"name": "submit", "arguments": {"locations": []}}, {"name": "x"}]',
+                      get_tool_format("xlam"), turn=0)  # fmt: skip
+    assert [c["function"]["name"] for c in xlam] == ["submit", "x"]
+    (llama,) = text_calls('{"name": "read_file", "parameters": {"path": "a"}}',
+                          get_tool_format("llama3_json"), turn=0)  # fmt: skip
+    assert llama["function"]["arguments"] == {"path": "a"}
+
+
+def seeds_file(path: Path, ids: tuple[str, ...]) -> Path:
+    lines = [line for f in seed_files() for line in f.read_text(encoding="utf-8").splitlines()
+             if line.strip() and json.loads(line)["id"] in ids]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_eval_agent_with_the_openai_engine_stores_the_run_and_prints_the_summary(
+    tmp_path: Path, tasks: list[Task], reference_server: AgentServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    db = tmp_path / "s.duckdb"
+    blueprints = seeds_file(tmp_path / "bps.jsonl", SEEDS)
+    args = ["eval", "--agent", "--engine", "openai", "--base-url", reference_server.url,
+            "--model", "scripted-agent", "--blueprints", str(blueprints), "--db", str(db)]  # fmt: skip
+    assert main(args) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "agent eval run" in out and "(agent:openai:scripted-agent, n=1," in out
+    assert "success_rate       1.0" in out
+    with Store(db) as store:
+        (listed,) = store.eval_runs()
+        run = store.get_eval_run(listed.run_id)
+    assert run is not None and (run.engine, run.model) == ("agent:openai", "scripted-agent")
+    assert run.summary["agent"] is True
+    assert run.summary["overall"]["episodes"] == len(SEEDS)
+    assert run.summary["overall"]["success_rate"] == 1.0
+    trajectory = json.loads(next(i for i in run.items if i.blueprint_id == PLAN_SEED)
+                            .answers[0].raw_text)  # fmt: skip
+    assert len(trajectory["turns"]) == 3 and trajectory["info"]["end_reason"] == "submitted"
+
+
+def test_eval_agent_with_a_server_that_is_down_or_lacks_the_model_fails_before_any_episode(
+    tmp_path: Path, reference_server: AgentServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.duckdb"
+    blueprints = seeds_file(tmp_path / "bps.jsonl", SEEDS[:1])
+    base = ["eval", "--agent", "--engine", "openai", "--blueprints", str(blueprints),
+            "--db", str(db)]  # fmt: skip
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    assert main([*base, "--base-url", down, "--model", "scripted-agent"]) == 2
+    assert f"cannot reach {down}/models" in capsys.readouterr().err
+    assert main([*base, "--base-url", reference_server.url, "--model", "other-7b"]) == 2
+    assert "serves scripted-agent, not 'other-7b'" in capsys.readouterr().err
+    assert reference_server.requests == []  # no episode began
+    assert not db.exists()
+
+
+@pytest.mark.vllm
+@pytest.mark.skipif(vllm_python() is None, reason=skip_reason())
+def test_eval_agent_with_vllm_plays_a_tiny_random_model_to_the_end_of_each_episode(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    from tests.engines.test_engines_vllm import bare_env, run_cli
+
+    model = tiny_model_dir(tmp_path_factory)
+    db = tmp_path / "s.duckdb"
+    blueprints = seeds_file(tmp_path / "bps.jsonl", SEEDS[:2])
+    proc = run_cli(["eval", "--agent", "--engine", "vllm", "--model", str(model),
+                    "--max-model-len", "2048", "--max-tokens", "48", "--max-turns", "2",
+                    "--blueprints", str(blueprints), "--db", str(db), "--json"], bare_env())  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "Traceback" not in proc.stderr
+    summary: dict[str, Any] = json.loads(proc.stdout[proc.stdout.index("{\n") :])
+    overall = summary["overall"]
+    assert overall["episodes"] == 2
+    assert "invalid_call_rate" in overall and "mean_calls" in overall
+    with Store(db) as store:
+        (listed,) = store.eval_runs()
+        run = store.get_eval_run(listed.run_id)
+    assert run is not None and (run.engine, run.model) == ("agent:vllm", str(model))
+    reasons = {json.loads(i.answers[0].raw_text)["info"]["end_reason"] for i in run.items}
+    assert reasons <= {"no_call", "turn_limit", "stopped", "submitted"}, reasons
