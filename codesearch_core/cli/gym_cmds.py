@@ -164,6 +164,7 @@ def cmd_agent_eval(args: argparse.Namespace) -> int:
         raise InputFileError(f"--n must be 1 to {MAX_N} (episodes per task), got {args.n}")
     settings = settings_from(args)
     tasks, label = agent_tasks(args)
+    policy: Any = None
     try:
         policy = _policy(args, tasks)
         chosen = tasks.tasks
@@ -180,7 +181,7 @@ def cmd_agent_eval(args: argparse.Namespace) -> int:
             print(f"{len(failures)} episode(s) stopped by a failed request, first: {failures[0]}",
                   file=sys.stderr)  # fmt: skip
     finally:
-        if "policy" in locals() and hasattr(policy, "close"):
+        if hasattr(policy, "close"):  # a chat backend's connections, vLLM's generating thread
             policy.close()
         if args.engine == "vllm":
             from codesearch_core.engines import shutdown_vllm_engine

@@ -88,16 +88,10 @@ class ChatPolicy:
                 return
             step = episode.step(reply.calls)
             messages.append(reply.message)
-            for call, observation in zip(reply.calls, step.observations, strict=True):
-                name = observation.call.name
-                messages.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": call["id"],
-                        **({"name": name} if isinstance(name, str) else {}),
-                        "content": observation.text,
-                    }
-                )
+            messages.extend(
+                {"role": "tool", "tool_call_id": call["id"], "content": observation.text}
+                for call, observation in zip(reply.calls, step.observations, strict=True)
+            )
 
     def _note(self, failure: str) -> None:
         with self._lock:
