@@ -176,10 +176,9 @@ def cmd_agent_eval(args: argparse.Namespace) -> int:
               f"{settings.max_parallel} calls)…", file=sys.stderr)  # fmt: skip
         run = evaluate_agent(policy, chosen, n=args.n, label=label, settings=settings,
                              workers=_workers(args, len(chosen) * args.n))  # fmt: skip
-        failures = getattr(policy, "failures", [])
-        if failures:  # a request that failed for good stopped its episode: say why, once
-            print(f"{len(failures)} episode(s) stopped by a failed request, first: {failures[0]}",
-                  file=sys.stderr)  # fmt: skip
+        if getattr(policy, "stopped", 0):  # a request that failed for good stopped its episode
+            print(f"{policy.stopped} episode(s) stopped by a failed request, first: "
+                  f"{policy.failures[0]}", file=sys.stderr)  # fmt: skip
     finally:
         if hasattr(policy, "close"):  # a chat backend's connections, vLLM's generating thread
             policy.close()

@@ -71,6 +71,8 @@ class ChatPolicy:
         self.backend = backend
         self.name = backend.name
         self.model = backend.model
+        #: Episodes stopped by a failed request, and the first failures' reasons.
+        self.stopped = 0
         self.failures: list[str] = []
         self._lock = threading.Lock()
 
@@ -95,6 +97,7 @@ class ChatPolicy:
 
     def _note(self, failure: str) -> None:
         with self._lock:
+            self.stopped += 1
             if len(self.failures) < _MAX_FAILURES:
                 self.failures.append(failure)
 
@@ -102,14 +105,10 @@ class ChatPolicy:
         self.backend.close()
 
 
-def _first_message(answer: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str | None]:
+def _first_message(answer: Mapping[str, Any]) -> Mapping[str, Any] | None:
     choice = answer["choices"][0]  # the engine checked there is a non-empty `choices` list
-    if not isinstance(choice, Mapping):
-        return None, None
-    message, finish = choice.get("message"), choice.get("finish_reason")
-    return (message if isinstance(message, Mapping) else None), (
-        finish if isinstance(finish, str) else None
-    )
+    message = choice.get("message") if isinstance(choice, Mapping) else None
+    return message if isinstance(message, Mapping) else None
 
 
 class OpenAIChat:
@@ -151,7 +150,7 @@ class OpenAIChat:
         answer, error = self.engine.chat_completion(self._client, self.body(messages, tools))
         if answer is None:
             return Reply({}, error=error)
-        message, _ = _first_message(answer)
+        message = _first_message(answer)
         if message is None:
             return Reply({}, error=f"the server's answer holds no message: {str(answer)[:200]}")
         content = message.get("content")
