@@ -182,8 +182,13 @@ class VllmChat:
     name = "vllm"
 
     def __init__(
-        self, engine: VllmEngine, sampling: SamplingSettings, batch_size: int = 256
+        self,
+        engine: VllmEngine,
+        sampling: SamplingSettings,
+        batch_size: int = 256,
+        sampling_params: Any = None,
     ) -> None:
+        """`sampling_params`: vLLM's own `SamplingParams`, built from `sampling` when not given."""
         if batch_size < 1:
             raise EngineError(f"batch_size must be at least 1, got {batch_size}")
         self.engine = engine
@@ -191,7 +196,7 @@ class VllmChat:
         self.sampling = sampling
         self.batch_size = batch_size
         self.tool_format = engine.settings.format
-        self._params: Any = None
+        self._params: Any = sampling_params
         self._pending: list[_Request] = []
         self._ready = threading.Condition()
         self._closed = False

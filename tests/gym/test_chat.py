@@ -11,10 +11,11 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
-from gym_support import AgentServer
+from gym_support import AgentServer, reference_turns
 
 from codesearch_core.cli import main
 from codesearch_core.engines import OpenAIEngine, OpenAISettings, SamplingSettings, get_tool_format
@@ -26,6 +27,7 @@ from codesearch_core.gym import (
     OpenAIChat,
     Refusal,
     Task,
+    VllmChat,
     as_tasks,
     evaluate_agent,
     gym_tools,
@@ -142,6 +144,65 @@ def test_a_server_gone_in_the_middle_of_a_run_ends_it_with_a_clear_error(
             evaluate_agent(policy, tasks, workers=1)
     finally:
         policy.close()
+
+
+class ScriptedVllm:
+    """Stands in for the vLLM engine (`VllmChat` calls its `_chat` as it calls vLLM's): replays
+    each task's reference episode as Hermes text, one `<tool_call>` block a call; refuses the
+    conversations of `refuse` (as vLLM refuses a prompt past its context)."""
+
+    def __init__(self, tasks: list[Task], refuse: str = "", broken: bool = False) -> None:
+        self.model = "scripted-vllm"
+        self.settings = SimpleNamespace(format=get_tool_format("hermes"))
+        self.turns = {t.blueprint.intent: reference_turns(t) for t in tasks}
+        self.refuse, self.broken = refuse, broken
+        self.batches: list[tuple[int, list[str]]] = []
+
+    def chat_arguments(self) -> dict[str, Any]:
+        return {"tools": ["the engine's two single-call tools"]}
+
+    def _chat(self, conversations: list[Any], todo: list[int], params: Any,
+              chat: dict[str, Any], failed: dict[int, str]) -> dict[int, Any]:  # fmt: skip
+        if self.broken:
+            raise EngineError("vLLM generation failed: RuntimeError: the engine core died")
+        self.batches.append((len(todo), [t["function"]["name"] for t in chat["tools"]]))
+        outputs = {}
+        for i in todo:
+            user = conversations[i][1]["content"]
+            if self.refuse and self.refuse in user:
+                failed[i] = "vLLM refused the prompt: the prompt is longer than the context"
+                continue
+            turns = next(t for intent, t in self.turns.items() if intent in user)
+            k = sum(m["role"] == "assistant" for m in conversations[i])
+            text = "".join(f"<tool_call>\n{json.dumps(c)}\n</tool_call>" for c in turns[k])
+            outputs[i] = SimpleNamespace(outputs=[SimpleNamespace(text=text)])
+        return outputs
+
+
+def test_vllm_turns_are_read_from_the_models_text_and_a_refused_prompt_stops_its_episode(
+    tasks: list[Task],
+) -> None:
+    engine = ScriptedVllm(tasks, refuse=tasks[1].blueprint.intent)
+    policy = ChatPolicy(VllmChat(cast(Any, engine), SamplingSettings(), sampling_params="p"))
+    try:
+        run = evaluate_agent(policy, tasks, workers=3)
+    finally:
+        policy.close()
+    infos = {i.blueprint_id: json.loads(i.answers[0].raw_text)["info"] for i in run.items}
+    assert infos[SEEDS[0]]["end_reason"] == infos[PLAN_SEED]["end_reason"] == "submitted"
+    assert run.items[0].answers[0].reward == 1.0
+    assert infos[SEEDS[1]]["end_reason"] == EndReason.STOPPED and infos[SEEDS[1]]["turns"] == 0
+    assert policy.stopped == 1 and "longer than the context" in policy.failures[0]
+    # Every turn of every episode went through the engine, with the gym's tools, not its own.
+    assert sum(n for n, _ in engine.batches) == 2 + 3 + 1  # two episodes' turns, one refusal
+    assert all(names == [t["function"]["name"] for t in gym_tools()] for _, names in engine.batches)
+    broken = ChatPolicy(VllmChat(cast(Any, ScriptedVllm(tasks, broken=True)), SamplingSettings(),
+                                 sampling_params="p"))  # fmt: skip
+    try:  # a batch that fails is every waiting episode's error: none hangs, none scores 0
+        with pytest.raises(EngineError, match="the engine core died"):
+            evaluate_agent(broken, tasks, workers=3)
+    finally:
+        broken.close()
 
 
 def test_model_text_is_read_as_every_call_it_writes_and_a_broken_one_is_still_a_call() -> None:
