@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codesearch_core.cli.blueprint_sets import select_blueprints
-from codesearch_core.errors import EngineError, InputFileError
+from codesearch_core.errors import InputFileError
 
 EXIT_OK = 0
 ENGINES = ("mutations", "openai", "vllm", "import", "reference")
@@ -74,26 +73,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(func=cmd_eval, skip_bad=False)
 
 
-def _check_server(args: argparse.Namespace) -> None:
-    """An OpenAI-compatible server is asked what it serves before the run: one that is down,
-    refuses the key or does not serve the model fails here, in a second, with what to do."""
-    import os
-
-    from codesearch_core.cli.propose_cmds import model_name
-    from codesearch_core.studio import probe_openai_server
-
-    if not args.base_url:
-        raise EngineError("--engine openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
-    model = model_name(args)
-    for url in args.base_url:
-        served = probe_openai_server(url, args.api_key or os.environ.get("OPENAI_API_KEY"))
-        if served and model not in served:
-            raise EngineError(
-                f"{url} serves {', '.join(served[:5])}, not {model!r}: give --model one of them"
-            )
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
+    from codesearch_core.cli.eval_sources import check_server, select_blueprints
     from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
     from codesearch_core.cli.store_access import open_store
     from codesearch_core.engines import MAX_N, PromptConfig
@@ -125,7 +106,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise InputFileError("--engine import needs --from FILE (the answers JSONL)")
     blueprints, label = select_blueprints(args)
     if args.engine == "openai":
-        _check_server(args)
+        check_server(args)
     try:
         engine = build_engine(args)
         for notice in getattr(engine, "notices", ()):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, cast
 
 from codesearch_core.errors import InputFileError
 
@@ -71,7 +71,7 @@ def settings_from(args: argparse.Namespace) -> Any:
 def agent_tasks(args: argparse.Namespace) -> tuple[Any, str]:
     """The task set of `--blueprints` (`seeds` is both seed files) after --tag / --split; tasks
     whose corpus is missing are named on stderr and left out."""
-    from codesearch_core.cli.blueprint_sets import select_blueprints
+    from codesearch_core.cli.eval_sources import select_blueprints
     from codesearch_core.gym import as_tasks, missing_summary, seed_blueprints
 
     blueprints, label = select_blueprints(args, seeds=seed_blueprints)
@@ -116,9 +116,41 @@ def agent_policy(args: argparse.Namespace, tasks: Any) -> Any:
                 f"({', '.join(unknown[:5])}): give the --blueprints they were recorded on"
             )
         return ReplayPolicy(recorded, model=args.from_file.name)
+    if args.engine in ("openai", "vllm"):
+        return _chat_policy(args)
     raise InputFileError(
         f"--agent takes the engines reference, import, openai and vllm, not {args.engine}"
     )
+
+
+def _chat_policy(args: argparse.Namespace) -> Any:
+    """A chat model's policy with `eval`'s model and sampling flags. The server is asked first
+    (down, or not serving --model: an error before any episode); vLLM starts here."""
+    from codesearch_core.cli.eval_sources import check_server
+    from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
+    from codesearch_core.engines import OpenAIEngine, VllmEngine
+    from codesearch_core.gym import ChatPolicy, OpenAIChat, VllmChat
+
+    sampling = sampling_settings(args)
+    if args.engine == "openai":
+        check_server(args)
+        return ChatPolicy(OpenAIChat(cast(OpenAIEngine, build_engine(args)), sampling))
+    if args.batch_size < 1:
+        raise InputFileError(f"--batch-size must be at least 1, got {args.batch_size}")
+    engine = cast(VllmEngine, build_engine(args))  # what build_engine gives for --engine vllm
+    for notice in getattr(engine, "notices", ()):
+        print(f"note: {notice}", file=sys.stderr)
+    return ChatPolicy(VllmChat(engine, sampling, batch_size=args.batch_size))
+
+
+def _workers(args: argparse.Namespace, jobs: int) -> int | None:
+    """Episodes played at once: a model's turns wait on it, so as many as it takes in at once
+    (the server's --max-concurrency, vLLM's --batch-size); the gym's own default otherwise."""
+    if args.engine == "openai":
+        return max(1, min(int(args.max_concurrency), jobs))
+    if args.engine == "vllm":
+        return max(1, min(int(args.batch_size), jobs))
+    return None
 
 
 def cmd_agent_eval(args: argparse.Namespace) -> int:
@@ -126,21 +158,37 @@ def cmd_agent_eval(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from codesearch_core.cli.store_access import open_store
+    from codesearch_core.engines import MAX_N
     from codesearch_core.gym import evaluate_agent
 
     if args.engine is None:
         raise InputFileError("give --engine (reference, import, openai or vllm)")
+    if not 1 <= args.n <= MAX_N:
+        raise InputFileError(f"--n must be 1 to {MAX_N} (episodes per task), got {args.n}")
     settings = settings_from(args)
     tasks, label = agent_tasks(args)
-    policy = agent_policy(args, tasks)
-    chosen = tasks.tasks
-    if args.engine == "import":  # only the blueprints the file recorded an episode of
-        chosen = tuple(t for t in chosen if t.blueprint.id in policy.by_blueprint)
-        label = f"{label} · {args.from_file.name}"
-    print(f"playing {args.n} episode(s) of {policy.name}:{policy.model} on each of {len(chosen)} "
-          f"task(s) of {label} (at most {settings.max_turns} turns of {settings.max_parallel} "
-          "calls)…", file=sys.stderr)  # fmt: skip
-    run = evaluate_agent(policy, chosen, n=args.n, label=label, settings=settings)
+    policy: Any = None
+    try:
+        policy = agent_policy(args, tasks)
+        chosen = tasks.tasks
+        if args.engine == "import":  # only the blueprints the file recorded an episode of
+            chosen = tuple(t for t in chosen if t.blueprint.id in policy.by_blueprint)
+            label = f"{label} · {args.from_file.name}"
+        print(f"playing {args.n} episode(s) of {policy.name}:{policy.model} on each of "
+              f"{len(chosen)} task(s) of {label} (at most {settings.max_turns} turns of "
+              f"{settings.max_parallel} calls)…", file=sys.stderr)  # fmt: skip
+        run = evaluate_agent(policy, chosen, n=args.n, label=label, settings=settings,
+                             workers=_workers(args, len(chosen) * args.n))  # fmt: skip
+        if getattr(policy, "stopped", 0):  # a request that failed for good stopped its episode
+            print(f"{policy.stopped} episode(s) stopped by a failed request, first: "
+                  f"{policy.failures[0]}", file=sys.stderr)  # fmt: skip
+    finally:
+        if hasattr(policy, "close"):  # a chat backend's connections, vLLM's generating thread
+            policy.close()
+        if args.engine == "vllm":
+            from codesearch_core.engines import shutdown_vllm_engine
+
+            shutdown_vllm_engine()
     if tasks.missing:
         run = replace(run, summary={**run.summary, "left_out": {"corpus_missing": {
             "blueprints": len(tasks.missing), "reason": tasks.missing[0][1]}}})  # fmt: skip

@@ -172,15 +172,8 @@ class OpenAIEngine:
         check_n(n)
         sampling = settings or SamplingSettings()
         results: dict[int, list[Proposal]] = {}
-        headers = {"Content-Type": "application/json"}
-        if self.settings.api_key:
-            headers["Authorization"] = f"Bearer {self.settings.api_key}"
-        import httpx
-
-        timeout = httpx.Timeout(self.settings.timeout_s, connect=min(10.0, self.settings.timeout_s))
-        limits = httpx.Limits(max_connections=self.settings.max_concurrency)
         with (
-            httpx.Client(headers=headers, timeout=timeout, limits=limits) as client,
+            self.open_client() as client,
             ThreadPoolExecutor(max_workers=self.settings.max_concurrency) as pool,
         ):
             # Submitting lazily keeps the queue short, so a stop or a fatal error wastes little.
@@ -215,6 +208,30 @@ class OpenAIEngine:
                     future.cancel()
                 raise
         return [p for i in sorted(results) for p in results[i]]
+
+    def open_client(self) -> httpx.Client:
+        """An HTTP client with this engine's key, timeouts and connection limit (close it after)."""
+        import httpx
+
+        headers = {"Content-Type": "application/json"}
+        if self.settings.api_key:
+            headers["Authorization"] = f"Bearer {self.settings.api_key}"
+        timeout = httpx.Timeout(self.settings.timeout_s, connect=min(10.0, self.settings.timeout_s))
+        limits = httpx.Limits(max_connections=self.settings.max_concurrency)
+        return httpx.Client(headers=headers, timeout=timeout, limits=limits)
+
+    def chat_completion(
+        self, client: httpx.Client, body: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, str]:
+        """One chat-completions request of the caller's own making (the gym's multi-turn episodes),
+        with this engine's retries, backoff and replicas: the decoded answer, or None and why this
+        request failed for good. An EngineError when no request can work (server down, wrong key
+        or model), as in `propose`."""
+        try:
+            answer, _ = self._post(client, body)
+        except _RequestFailed as err:
+            return None, str(err)
+        return answer, ""
 
     def _propose_one(
         self,

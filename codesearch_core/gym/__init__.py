@@ -9,7 +9,9 @@ stores their episodes as an eval run. The trainers' adapters (verifiers, OpenEnv
 modules of their own, imported only by who uses them.
 
 Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSettings`,
-`RewardWeights`, `gym_tools`, `prompt_messages`, the policies, `evaluate_agent`, `rollouts` (episodes kept in the store), the tasks
+`RewardWeights`, `gym_tools`, `prompt_messages`, the policies (the chat model's: `ChatPolicy`
+over an `OpenAIChat` or `VllmChat` backend), `evaluate_agent`, `rollouts` (episodes kept in the
+store), the tasks
 (`Task`, `as_tasks`, `seed_blueprints`). Imports `export` and `store` and below.
 """
 
@@ -22,6 +24,7 @@ from codesearch_core.gym.actions import (
     Refusal,
     gym_tools,
 )
+from codesearch_core.gym.chat import ChatBackend, ChatPolicy, OpenAIChat, Reply, VllmChat
 from codesearch_core.gym.episode import EndReason, Episode, EpisodeResult, Observation, StepResult
 from codesearch_core.gym.evaluate import (
     AGENT_ENGINE_PREFIX,
@@ -66,22 +69,27 @@ __all__ = [
     "SUBMIT",
     "SUCCESS_REWARD",
     "TOOL_NAMES",
+    "ChatBackend",
+    "ChatPolicy",
     "EndReason",
     "Episode",
     "EpisodeResult",
     "GymSettings",
     "Observation",
+    "OpenAIChat",
     "Policy",
     "RawCall",
     "Recorded",
     "ReferencePolicy",
     "Refusal",
     "ReplayPolicy",
+    "Reply",
     "RewardWeights",
     "RolloutReport",
     "StepResult",
     "Task",
     "Tasks",
+    "VllmChat",
     "agent_summary",
     "as_tasks",
     "evaluate_agent",

@@ -117,13 +117,20 @@ def evaluate_agent(
     jobs = [(task, k) for task in tasks for k in range(n)]
     done = 0
     results: dict[tuple[str, int], EpisodeResult] = {}
-    with ThreadPoolExecutor(max_workers=workers or 2 * config.usable_cores()) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers or 2 * config.usable_cores())
+    try:
         futures = {(t.blueprint.id, k): pool.submit(play, policy, t, settings) for t, k in jobs}
         for key, future in futures.items():
             results[key] = future.result()
             done += 1
             if on_progress is not None:
                 on_progress(done, len(jobs))
+    except BaseException:
+        # A failed episode (a model server gone) or Ctrl-C ends the run: the episodes not begun
+        # are dropped rather than played to the end before the error is seen.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     pairs = [(t, results[(t.blueprint.id, k)]) for t, k in jobs]
     items = tuple(
         EvalItem(

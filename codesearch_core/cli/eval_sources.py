@@ -1,5 +1,8 @@
-"""The blueprint set a command works on: `--blueprints SOURCE`, then `--tag` and `--split`
-(shared by `eval`, `eval --agent` and `gym`)."""
+"""What `codesearch eval` runs on and against, shared by the single-call eval (`eval_cmds`) and
+the agent eval (`gym_cmds`): the blueprint set the flags select, and the check that an
+OpenAI-compatible server is up and serves the model. A module of its own so that neither command
+module imports the other (eval_cmds hands `--agent` to gym_cmds).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from codesearch_core.errors import InputFileError
+from codesearch_core.errors import EngineError, InputFileError
 
 
 def select_blueprints(
@@ -34,3 +37,22 @@ def select_blueprints(
     if not blueprints:
         raise InputFileError(f"nothing to evaluate: no blueprint in {label}")
     return blueprints, label
+
+
+def check_server(args: argparse.Namespace) -> None:
+    """An OpenAI-compatible server is asked what it serves before the run: one that is down,
+    refuses the key or does not serve the model fails here, in a second, with what to do."""
+    import os
+
+    from codesearch_core.cli.propose_cmds import model_name
+    from codesearch_core.studio import probe_openai_server
+
+    if not args.base_url:
+        raise EngineError("--engine openai needs --base-url, e.g. http://127.0.0.1:8000/v1")
+    model = model_name(args)
+    for url in args.base_url:
+        served = probe_openai_server(url, args.api_key or os.environ.get("OPENAI_API_KEY"))
+        if served and model not in served:
+            raise EngineError(
+                f"{url} serves {', '.join(served[:5])}, not {model!r}: give --model one of them"
+            )
