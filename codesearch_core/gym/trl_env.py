@@ -303,3 +303,13 @@ def play_turn(env: CodeSearchToolEnv, calls: Sequence[dict[str, Any]]) -> list[s
     """Play `calls` (`{"name", "arguments"}` each) as one assistant message, as TRL does: the
     tools' coroutines awaited together. Outside a running event loop (tests, scripts)."""
     return asyncio.run(_gather(env, calls))
+
+
+def search_tools(settings: GymSettings = DEFAULT_SETTINGS) -> list[_ToolFn]:
+    """The two search tools as `GRPOTrainer(tools=...)` takes them, for single-call GRPO (the
+    `hf-prompts` export and `CodeSearchReward`): TRL renders their schemas into the prompt, which
+    it does not do for a dataset's `tools` column. Give `max_tool_calling_iterations=0` so TRL
+    never runs them (the completion's call is the reward's to run and grade); run anyway, they
+    answer that no episode is running."""
+    env = CodeSearchToolEnv((), settings)
+    return [env.ast_grep_search, env.ripgrep_search]

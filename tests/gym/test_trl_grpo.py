@@ -1,0 +1,203 @@
+"""The gym under the real TRL `GRPOTrainer` (`environment_factory=`), in the vLLM venv (torch).
+
+Two GRPO steps of the tiny random Qwen2 (tests/vllm_support) on CPU over four seed blueprints:
+the tools are rendered into the prompt, each rollout is an episode, and the reward TRL logs is the
+episodes'. The same snippet then checks single-call GRPO's way to show its tools (`tools=` with
+`max_tool_calling_iterations=0`). Skipped without the venv (`bash .ci/vllm_venv.sh`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.vllm_support.env import run_in_vllm_env, skip_reason, tiny_model_dir, vllm_python
+
+pytestmark = [
+    pytest.mark.vllm,
+    pytest.mark.skipif(vllm_python() is None, reason=skip_reason()),
+]
+
+MARK = "@@RESULT@@"
+#: The four seed blueprints (fixture corpus `webshop`) whose reference scores 1.0.
+BLUEPRINTS = (
+    "webshop-useeffect-calls-tsx",
+    "webshop-todo-fixme-comments",
+    "webshop-password-equals-user-backreference",
+    "webshop-async-functions-calling-db-query",
+)
+
+# Runs with `python -c` in the vLLM venv. The part between the markers is docs/gym_trl.md's.
+SNIPPET = r"""
+import json, os, sys, time
+t0 = time.monotonic()
+import codesearch_core.gym.trl_env  # before TRL: it must not need torch or trl
+plain_import = not ({"torch", "trl"} & set(sys.modules))
+
+# --- docs/gym_trl.md: begin
+from datasets import Dataset
+from transformers import AutoTokenizer
+from trl import GRPOConfig, GRPOTrainer
+from trl.chat_template_utils import qwen2_5_chat_template
+
+from codesearch_core import gym
+from codesearch_core.gym.trl_env import component_rewards, environment_factory, trl_dataset
+
+settings = gym.DEFAULT_SETTINGS
+found = gym.as_tasks(gym.seed_blueprints())
+tasks = [t for t in found.tasks if t.blueprint.id in BLUEPRINTS]
+episodes = []  # every finished episode's EpisodeResult, in the order TRL scored them
+tokenizer = AutoTokenizer.from_pretrained(os.environ["TINY_MODEL"])
+tokenizer.chat_template = qwen2_5_chat_template  # a template TRL knows how to parse tool calls of
+components = component_rewards()  # logged as rewards/R_find/mean, ...; weight 0 (no double count)
+trainer = GRPOTrainer(
+    model=os.environ["TINY_MODEL"],
+    processing_class=tokenizer,
+    reward_funcs=components,
+    train_dataset=Dataset.from_list(trl_dataset(tasks, settings)),
+    environment_factory=environment_factory(tasks, settings, log=episodes),
+    args=GRPOConfig(
+        output_dir=os.environ["OUT_DIR"],
+        max_steps=2,
+        per_device_train_batch_size=4,  # 2 prompts x 2 generations a step
+        num_generations=2,
+        max_completion_length=48,
+        max_tool_calling_iterations=settings.max_turns,  # the gym refuses a turn past it anyway
+        reward_weights=[0.0] * len(components),
+        use_cpu=True, bf16=False, report_to="none", save_strategy="no", logging_steps=1, seed=0,
+    ),
+)
+# --- docs/gym_trl.md: end
+
+def spy(tok, rendered):
+    # Records every prompt TRL renders with tools, as the text the model is given.
+    original = tok.apply_chat_template
+    def apply_chat_template(*args, **kwargs):
+        out = original(*args, **kwargs)
+        if kwargs.get("tools") and kwargs.get("tokenize") and kwargs.get("add_generation_prompt"):
+            ids = out["input_ids"]
+            rendered.append(tok.decode(ids[0] if isinstance(ids[0], list) else ids))
+        return out
+    tok.apply_chat_template = apply_chat_template
+rendered = []
+spy(trainer.processing_class, rendered)
+start = time.monotonic()
+trainer.train()
+train_s = time.monotonic() - start
+history = [h for h in trainer.state.log_history if "rewards/CodeSearchToolEnv/mean" in h]
+
+# Single-call GRPO (the hf-prompts export): TRL 1.16 renders `tools=` (callables), and with
+# max_tool_calling_iterations=0 never runs them; the completion's call is the reward's to grade.
+from codesearch_core.export import CodeSearchReward
+from codesearch_core.export.formats import prompt_messages
+from codesearch_core.gym.trl_env import search_tools
+tokenizer2 = AutoTokenizer.from_pretrained(os.environ["TINY_MODEL"])
+tokenizer2.chat_template = qwen2_5_chat_template
+# The hf-prompts export's rows (less its `tools` column, which GRPOTrainer does not render).
+rows = [{"prompt": prompt_messages(t.blueprint.intent), "blueprint_id": t.blueprint.id} for t in tasks]
+with CodeSearchReward.from_seeds() as reward:
+    single = GRPOTrainer(
+        model=os.environ["TINY_MODEL"], processing_class=tokenizer2, reward_funcs=reward,
+        tools=search_tools(), train_dataset=Dataset.from_list(rows),
+        args=GRPOConfig(output_dir=os.environ["OUT_DIR"] + "-single", max_steps=1,
+                        per_device_train_batch_size=4, num_generations=2, max_completion_length=32,
+                        max_tool_calling_iterations=0, use_cpu=True, bf16=False, report_to="none",
+                        save_strategy="no", logging_steps=1, seed=0),
+    )
+    single_rendered = []
+    spy(single.processing_class, single_rendered)
+    single.train()
+single_history = [h for h in single.state.log_history if "rewards/codesearch_reward/mean" in h]
+print(MARK + json.dumps({
+    "plain_import": plain_import,
+    "train_s": train_s,
+    "total_s": time.monotonic() - t0,
+    "rendered": rendered,
+    "single_rendered": single_rendered,
+    "history": history,
+    "episodes": [r.info() for r in episodes],
+    "single_history": single_history,
+}), flush=True)
+os._exit(0)
+""".replace("MARK", repr(MARK)).replace("BLUEPRINTS", repr(BLUEPRINTS))
+
+
+@pytest.fixture(scope="module")
+def long_tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The vLLM tests' tiny Qwen2 with room for 4096 positions: the system prompt and the four
+    tools' schemas are about 2,300 of its tokens (its rotary positions have no weights, so only the
+    config changes)."""
+    source = tiny_model_dir(tmp_path_factory)
+    dest = tmp_path_factory.mktemp("trl") / "tiny-qwen2-4k"
+    shutil.copytree(source, dest)
+    for name, key in (
+        ("config.json", "max_position_embeddings"),
+        ("tokenizer_config.json", "model_max_length"),
+    ):
+        path = dest / name
+        data = json.loads(path.read_text())
+        data[key] = 4096
+        path.write_text(json.dumps(data))
+    return dest
+
+
+@pytest.mark.timeout(900)
+def test_two_grpo_steps_play_episodes_and_log_their_rewards(
+    long_tiny_model: Path, tmp_path: Path
+) -> None:
+    proc = run_in_vllm_env(
+        SNIPPET,
+        timeout=850,  # a few minutes on a shared 2-core machine
+        env_extra={
+            "TINY_MODEL": str(long_tiny_model),
+            "OUT_DIR": str(tmp_path / "grpo"),
+            "TRL_EXPERIMENTAL_SILENCE": "1",
+        },
+    )
+    assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}"
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
+    assert lines, f"no result line; stderr:\n{proc.stderr[-3000:]}"
+    result = json.loads(lines[-1][len(MARK) :])
+    calls = [h.get("tools/call_frequency") for h in result["history"]]
+    print(
+        f"GRPO: 2 steps in {result['train_s']:.1f} s, snippet {result['total_s']:.1f} s; "
+        f"tool calls a rollout {calls}; episodes {[(e['end_reason'], e['calls']) for e in result['episodes']]}"
+    )
+    assert result["plain_import"], "gym.trl_env imported torch or trl"
+
+    # The tools are in the prompt the model is given, each with its schema.
+    prompt = result["rendered"][0]
+    assert "<tools>" in prompt
+    for name in ("ripgrep_search", "ast_grep_search", "read_file", "submit"):
+        assert f'"name": "{name}"' in prompt
+    assert '"required": ["locations"]' in prompt
+    assert len(result["rendered"]) == 8  # each rollout's prompt (2 steps x 4), tools with each
+    assert all("Task: " in p and "<tools>" in p for p in result["rendered"])
+
+    # Every rollout was an episode of one of the four blueprints, and the reward TRL logged for
+    # each step is the mean of that step's four episodes (2 prompts x 2 generations).
+    episodes, history = result["episodes"], result["history"]
+    assert len(history) == 2 and len(episodes) == 8
+    assert {e["blueprint_id"] for e in episodes} <= set(BLUEPRINTS)
+    for step, logged in enumerate(history):
+        mine = [e["reward"] for e in episodes[4 * step : 4 * step + 4]]
+        assert logged["rewards/CodeSearchToolEnv/mean"] == pytest.approx(sum(mine) / 4)
+        assert logged["reward"] == pytest.approx(sum(mine) / 4)  # the components weigh 0
+        submits = [e["components"]["R_submit"] for e in episodes[4 * step : 4 * step + 4]]
+        assert logged["rewards/R_submit/mean"] == pytest.approx(sum(submits) / 4)
+    for e in episodes:  # a random model rarely submits: then the episode scores 0
+        assert e["end_reason"] in {"submitted", "stopped", "turn_limit"}
+        assert e["reward"] == 0.0 or e["end_reason"] == "submitted"
+
+    # Single-call GRPO: the two search tools are rendered, nothing is run, the reward is logged.
+    single = result["single_history"]
+    assert len(single) == 1 and "rewards/codesearch_reward/mean" in single[0]
+    assert single[0]["tools/call_frequency"] == 0.0  # never run: the completion is graded as is
+    single_prompt = result["single_rendered"][0]
+    assert (
+        '"name": "ripgrep_search"' in single_prompt and '"name": "ast_grep_search"' in single_prompt
+    )
+    assert '"name": "submit"' not in single_prompt
