@@ -125,13 +125,73 @@ os._exit(0)
 """.replace("MARK", repr(MARK)).replace("BLUEPRINTS", repr(BLUEPRINTS))
 
 
+# A scripted model in the real tool loop: TRL's generation is replaced by the reference's calls,
+# so the tool-call parsing, the gather of one message's calls and the reward are TRL's own.
+SCRIPTED = r"""
+import json, os, time
+t0 = time.monotonic()
+from datasets import Dataset
+from transformers import AutoTokenizer
+from trl import GRPOConfig, GRPOTrainer
+from trl.chat_template_utils import qwen2_5_chat_template
+
+from codesearch_core import gym
+from codesearch_core.gym.trl_env import environment_factory, trl_dataset
+
+found = gym.as_tasks(gym.seed_blueprints())
+tasks = [t for t in found.tasks if t.blueprint.id in BLUEPRINTS][:2]
+script = {}  # intent -> the assistant messages: the reference search and a read in one, then submit
+for t in tasks:
+    reference = gym.play(gym.ReferencePolicy(), t)
+    (search,), (submit,) = reference.turns
+    span = t.blueprint.expected[0]
+    read = {"name": "read_file", "arguments": {"path": span.path, "start_line": span.start_line,
+                                               "end_line": span.end_line}}
+    script[t.blueprint.intent] = [[search.call.to_dict(), read], [submit.call.to_dict()]]
+
+tokenizer = AutoTokenizer.from_pretrained(os.environ["TINY_MODEL"])
+tokenizer.chat_template = qwen2_5_chat_template
+episodes = []
+trainer = GRPOTrainer(
+    model=os.environ["TINY_MODEL"], processing_class=tokenizer,
+    train_dataset=Dataset.from_list(trl_dataset(tasks)),
+    environment_factory=environment_factory(tasks, log=episodes),
+    args=GRPOConfig(output_dir=os.environ["OUT_DIR"], max_steps=1, per_device_train_batch_size=4,
+                    num_generations=2, max_completion_length=2048, max_tool_calling_iterations=4,
+                    use_cpu=True, bf16=False, report_to="none", save_strategy="no",
+                    logging_steps=1, seed=0),
+)
+
+def message(calls):
+    blocks = [json.dumps({"name": c["name"], "arguments": c["arguments"]}) for c in calls]
+    return "".join(f"<tool_call>\n{b}\n</tool_call>\n" for b in blocks).rstrip("\n") + "<|im_end|>"
+
+def scripted(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+    out = []
+    for ids in prompt_ids:
+        text = tokenizer.decode(ids)
+        (turns,) = [v for k, v in script.items() if k in text]
+        done = text.count("<|im_start|>assistant") - 1  # the messages this rollout has written
+        reply = message(turns[done]) if done < len(turns) else "Done.<|im_end|>"
+        out.append(tokenizer(reply, add_special_tokens=False)["input_ids"])
+    return out, None
+
+trainer._generate_single_turn = scripted
+trainer.train()
+history = [h for h in trainer.state.log_history if "rewards/CodeSearchToolEnv/mean" in h]
+print(MARK + json.dumps({"total_s": time.monotonic() - t0, "history": history,
+                         "episodes": [r.to_dict() for r in episodes]}), flush=True)
+os._exit(0)
+""".replace("MARK", repr(MARK)).replace("BLUEPRINTS", repr(BLUEPRINTS))
+
+
 @pytest.fixture(scope="module")
 def long_tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The vLLM tests' tiny Qwen2 with room for 4096 positions: the system prompt and the four
+    """The vLLM tests' tiny Qwen2 with room for 8192 positions: the system prompt and the four
     tools' schemas are about 2,300 of its tokens (its rotary positions have no weights, so only the
     config changes)."""
     source = tiny_model_dir(tmp_path_factory)
-    dest = tmp_path_factory.mktemp("trl") / "tiny-qwen2-4k"
+    dest = tmp_path_factory.mktemp("trl") / "tiny-qwen2-8k"
     shutil.copytree(source, dest)
     for name, key in (
         ("config.json", "max_position_embeddings"),
@@ -139,7 +199,7 @@ def long_tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ):
         path = dest / name
         data = json.loads(path.read_text())
-        data[key] = 4096
+        data[key] = 8192
         path.write_text(json.dumps(data))
     return dest
 
@@ -201,3 +261,37 @@ def test_two_grpo_steps_play_episodes_and_log_their_rewards(
         '"name": "ripgrep_search"' in single_prompt and '"name": "ast_grep_search"' in single_prompt
     )
     assert '"name": "submit"' not in single_prompt
+
+
+@pytest.mark.timeout(600)
+def test_a_message_with_parallel_calls_is_one_turn_in_trls_tool_loop(
+    long_tiny_model: Path, tmp_path: Path
+) -> None:
+    proc = run_in_vllm_env(
+        SCRIPTED,
+        timeout=550,
+        env_extra={
+            "TINY_MODEL": str(long_tiny_model),
+            "OUT_DIR": str(tmp_path / "grpo"),
+            "TRL_EXPERIMENTAL_SILENCE": "1",
+        },
+    )
+    assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}"
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
+    assert lines, f"no result line; stderr:\n{proc.stderr[-3000:]}"
+    result = json.loads(lines[-1][len(MARK) :])
+    print(f"scripted GRPO step: snippet {result['total_s']:.1f} s")
+    (logged,) = result["history"]
+    episodes = result["episodes"]
+    assert len(episodes) == 4  # 2 prompts x 2 generations
+    for episode in episodes:
+        # The search and the read of one message were one turn; the submit the second.
+        assert [[c["name"] for c in turn] for turn in episode["turns"]] == [
+            [episode["turns"][0][0]["name"], "read_file"],
+            ["submit"],
+        ]
+        assert not any(c["error"] for turn in episode["turns"] for c in turn)
+        assert episode["info"]["end_reason"] == "submitted"
+        assert episode["info"]["reward"] == 1.0
+    assert logged["rewards/CodeSearchToolEnv/mean"] == 1.0 and logged["reward"] == 1.0
+    assert logged["tools/call_frequency"] == 3.0 and logged["tools/failure_frequency"] == 0.0
