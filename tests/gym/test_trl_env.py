@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -214,3 +215,15 @@ def test_trl_dataset_rows_hold_the_prompt_and_the_blueprint(tasks: dict[str, gym
     assert rows[0]["prompt"] == gym.prompt_messages(
         tasks[SIMPLE[0]].blueprint, gym.DEFAULT_SETTINGS
     )
+
+
+def test_the_docs_snippet_is_the_one_the_grpo_test_runs() -> None:
+    # docs/gym_trl.md says it shows the code test_trl_grpo.py runs; this keeps that true.
+    repo = Path(__file__).resolve().parents[2]
+    doc = (repo / "docs" / "gym_trl.md").read_text(encoding="utf-8")
+    block = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    test = (repo / "tests" / "gym" / "test_trl_grpo.py").read_text(encoding="utf-8")
+    ran = test.split("# --- docs/gym_trl.md: begin\n", 1)[1].split("# --- docs/gym_trl.md: end", 1)[
+        0
+    ]
+    assert block == ran + "trainer.train()\n"

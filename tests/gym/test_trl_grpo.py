@@ -67,7 +67,12 @@ trainer = GRPOTrainer(
         max_completion_length=48,
         max_tool_calling_iterations=settings.max_turns,  # the gym refuses a turn past it anyway
         reward_weights=[0.0] * len(components),
-        use_cpu=True, bf16=False, report_to="none", save_strategy="no", logging_steps=1, seed=0,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        seed=0,
     ),
 )
 # --- docs/gym_trl.md: end
