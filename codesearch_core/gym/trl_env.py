@@ -262,6 +262,10 @@ def trl_dataset(
     ]
 
 
+#: The reward's components (`gym.reward`), each a key of `EpisodeResult.components`.
+_COMPONENTS: Final = ("R_submit", "R_find", "R_scope", "R_turns", "R_calls", "R_pcre2_rule")
+
+
 def component_rewards(names: Sequence[str] = ()) -> list[Callable[..., list[float | None]]]:
     """Reward functions that give one component of each rollout's episode reward (`R_find`, ...;
     all of them by default), so TRL logs each as `rewards/<name>/mean`. Give them weight 0 in
@@ -281,8 +285,6 @@ def component_rewards(names: Sequence[str] = ()) -> list[Callable[..., list[floa
 
     return [component(n) for n in wanted]
 
-
-_COMPONENTS: Final = ("R_submit", "R_find", "R_scope", "R_turns", "R_calls", "R_pcre2_rule")
 
 #: The tools in the order TRL lists them (alphabetical, `inspect.getmembers`); a test checks they
 #: are the gym's.
