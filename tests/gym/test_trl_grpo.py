@@ -2,8 +2,9 @@
 
 Two GRPO steps of the tiny random Qwen2 (tests/vllm_support) on CPU over four seed blueprints:
 the tools are rendered into the prompt, each rollout is an episode, and the reward TRL logs is the
-episodes'. The same snippet then checks single-call GRPO's way to show its tools (`tools=` with
-`max_tool_calling_iterations=0`). Skipped without the venv (`bash .ci/vllm_venv.sh`).
+episodes'. Then a scripted model (the reference's calls) in TRL's own tool loop: one message's
+parallel calls are one turn, the reward is 1.0; and single-call GRPO's way to show its tools
+(`tools=` with `max_tool_calling_iterations=0`). Skipped without the venv (`bash .ci/vllm_venv.sh`).
 """
 
 from __future__ import annotations
@@ -94,37 +95,13 @@ trainer.train()
 train_s = time.monotonic() - start
 history = [h for h in trainer.state.log_history if "rewards/CodeSearchToolEnv/mean" in h]
 
-# Single-call GRPO (the hf-prompts export): TRL 1.16 renders `tools=` (callables), and with
-# max_tool_calling_iterations=0 never runs them; the completion's call is the reward's to grade.
-from codesearch_core.export import CodeSearchReward
-from codesearch_core.export.formats import prompt_messages
-from codesearch_core.gym.trl_env import search_tools
-tokenizer2 = AutoTokenizer.from_pretrained(os.environ["TINY_MODEL"])
-tokenizer2.chat_template = qwen2_5_chat_template
-# The hf-prompts export's rows (less its `tools` column, which GRPOTrainer does not render).
-rows = [{"prompt": prompt_messages(t.blueprint.intent), "blueprint_id": t.blueprint.id} for t in tasks]
-with CodeSearchReward.from_seeds() as reward:
-    single = GRPOTrainer(
-        model=os.environ["TINY_MODEL"], processing_class=tokenizer2, reward_funcs=reward,
-        tools=search_tools(), train_dataset=Dataset.from_list(rows),
-        args=GRPOConfig(output_dir=os.environ["OUT_DIR"] + "-single", max_steps=1,
-                        per_device_train_batch_size=4, num_generations=2, max_completion_length=32,
-                        max_tool_calling_iterations=0, use_cpu=True, bf16=False, report_to="none",
-                        save_strategy="no", logging_steps=1, seed=0),
-    )
-    single_rendered = []
-    spy(single.processing_class, single_rendered)
-    single.train()
-single_history = [h for h in single.state.log_history if "rewards/codesearch_reward/mean" in h]
 print(MARK + json.dumps({
     "plain_import": plain_import,
     "train_s": train_s,
     "total_s": time.monotonic() - t0,
     "rendered": rendered,
-    "single_rendered": single_rendered,
     "history": history,
     "episodes": [r.info() for r in episodes],
-    "single_history": single_history,
 }), flush=True)
 os._exit(0)
 """.replace("MARK", repr(MARK)).replace("BLUEPRINTS", repr(BLUEPRINTS))
@@ -184,8 +161,58 @@ def scripted(prompt_ids, images, multimodal_fields, num_generations, has_tool_im
 trainer._generate_single_turn = scripted
 trainer.train()
 history = [h for h in trainer.state.log_history if "rewards/CodeSearchToolEnv/mean" in h]
+
+# Single-call GRPO (the hf-prompts export, CodeSearchReward): TRL 1.16 renders `tools=` (callables)
+# into the prompt; with max_tool_calling_iterations=0 it never runs them, and the completion's
+# parsed call is the reward's to run and grade. The scripted completion is the reference call.
+from codesearch_core.export import CodeSearchReward
+from codesearch_core.export.formats import prompt_messages
+from codesearch_core.gym.trl_env import search_tools
+
+calls = {t.blueprint.intent: t.blueprint.reference_call.to_dict() for t in tasks}
+def scripted_single(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+    texts = [tokenizer.decode(ids) for ids in prompt_ids]
+    replies = [message([v for k, v in calls.items() if k in text]) for text in texts]
+    return [tokenizer(r, add_special_tokens=False)["input_ids"] for r in replies], None
+
+rendered = []
+def spy(tok):
+    original = tok.apply_chat_template
+    def apply_chat_template(*args, **kwargs):
+        out = original(*args, **kwargs)
+        if kwargs.get("tools") and kwargs.get("tokenize") and kwargs.get("add_generation_prompt"):
+            rendered.extend(tok.decode(ids) for ids in out["input_ids"])
+        return out
+    tok.apply_chat_template = apply_chat_template
+
+# The hf-prompts export's rows, less its `tools` column (GRPOTrainer does not render it).
+rows = [{"prompt": prompt_messages(t.blueprint.intent), "blueprint_id": t.blueprint.id} for t in tasks]
+single_tokenizer = AutoTokenizer.from_pretrained(os.environ["TINY_MODEL"])
+single_tokenizer.chat_template = qwen2_5_chat_template
+with CodeSearchReward.from_seeds() as reward:
+    single = GRPOTrainer(
+        model=os.environ["TINY_MODEL"], processing_class=single_tokenizer, reward_funcs=reward,
+        tools=search_tools(), train_dataset=Dataset.from_list(rows),
+        args=GRPOConfig(output_dir=os.environ["OUT_DIR"] + "-single", max_steps=1,
+                        per_device_train_batch_size=4, num_generations=2,
+                        max_completion_length=512, max_tool_calling_iterations=0, use_cpu=True,
+                        bf16=False, report_to="none", save_strategy="no", logging_steps=1, seed=0),
+    )
+    spy(single.processing_class)
+    single._generate_single_turn = scripted_single
+    single.train()
+    # What the reward gives the same calls outside TRL, as parsed tool calls.
+    direct = reward(
+        prompts=[r["prompt"] for r in rows],
+        completions=[[{"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": calls[t.blueprint.intent]}]}] for t in tasks],
+        blueprint_id=[t.blueprint.id for t in tasks],
+    )
+single_history = [h for h in single.state.log_history if "rewards/codesearch_reward/mean" in h]
 print(MARK + json.dumps({"total_s": time.monotonic() - t0, "history": history,
-                         "episodes": [r.to_dict() for r in episodes]}), flush=True)
+                         "episodes": [r.to_dict() for r in episodes],
+                         "single_history": single_history, "single_rendered": rendered[:1],
+                         "direct": direct}), flush=True)
 os._exit(0)
 """.replace("MARK", repr(MARK)).replace("BLUEPRINTS", repr(BLUEPRINTS))
 
@@ -257,19 +284,9 @@ def test_two_grpo_steps_play_episodes_and_log_their_rewards(
         assert e["end_reason"] in {"submitted", "stopped", "turn_limit"}
         assert e["reward"] == 0.0 or e["end_reason"] == "submitted"
 
-    # Single-call GRPO: the two search tools are rendered, nothing is run, the reward is logged.
-    single = result["single_history"]
-    assert len(single) == 1 and "rewards/codesearch_reward/mean" in single[0]
-    assert single[0]["tools/call_frequency"] == 0.0  # never run: the completion is graded as is
-    single_prompt = result["single_rendered"][0]
-    assert (
-        '"name": "ripgrep_search"' in single_prompt and '"name": "ast_grep_search"' in single_prompt
-    )
-    assert '"name": "submit"' not in single_prompt
-
 
 @pytest.mark.timeout(600)
-def test_a_message_with_parallel_calls_is_one_turn_in_trls_tool_loop(
+def test_a_scripted_model_in_trls_tool_loop_plays_turns_and_single_calls(
     long_tiny_model: Path, tmp_path: Path
 ) -> None:
     proc = run_in_vllm_env(
@@ -300,3 +317,14 @@ def test_a_message_with_parallel_calls_is_one_turn_in_trls_tool_loop(
         assert episode["info"]["reward"] == 1.0
     assert logged["rewards/CodeSearchToolEnv/mean"] == 1.0 and logged["reward"] == 1.0
     assert logged["tools/call_frequency"] == 3.0 and logged["tools/failure_frequency"] == 0.0
+
+    # Single-call GRPO: the two search tools are rendered, TRL runs none of them, and the reward
+    # TRL logs is CodeSearchReward's for the reference calls it parsed (as outside TRL).
+    (single,) = result["single_history"]
+    assert single["tools/call_frequency"] == 0.0
+    assert single["rewards/codesearch_reward/mean"] == pytest.approx(sum(result["direct"]) / 2)
+    assert all(r > 0.9 for r in result["direct"])
+    single_prompt = result["single_rendered"][0]
+    assert '"name": "ripgrep_search"' in single_prompt
+    assert '"name": "ast_grep_search"' in single_prompt
+    assert '"name": "submit"' not in single_prompt
