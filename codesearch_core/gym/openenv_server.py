@@ -108,6 +108,8 @@ class TaskSet:
         self._turn = itertools.count()
         self._lock = threading.Lock()
         self._live: weakref.WeakSet[CodeSearchEnvironment] = weakref.WeakSet()
+        #: Episodes stopped unfinished so far (a session closed or gone, the server stopping).
+        self.stopped = 0
 
     def pick(self, blueprint_id: Any = None, index: Any = None, seed: Any = None) -> Task:
         """The task a reset asks for; a ValueError (the client's error message) if none is."""
@@ -139,6 +141,10 @@ class TaskSet:
         with self._lock:
             live = list(self._live)
         return sum(env.close_episode() for env in live)
+
+    def count_stopped(self) -> None:
+        with self._lock:
+            self.stopped += 1
 
 
 class CodeSearchEnvironment(Environment[CodeSearchAction, CodeSearchObservation, CodeSearchState]):
@@ -236,6 +242,7 @@ class CodeSearchEnvironment(Environment[CodeSearchAction, CodeSearchObservation,
         if episode is None or episode.done:
             return False
         episode.stop()
+        self.task_set.count_stopped()
         return True
 
     def _observation(self, episode: Episode) -> CodeSearchObservation:
@@ -334,10 +341,15 @@ class _Server(uvicorn.Server):
             self.announce(f"http://{host}:{port}")
 
     async def shutdown(self, sockets: list[Any] | None = None) -> None:
-        await super().shutdown(sockets)
+        before = self.task_set.stopped
+        await super().shutdown(sockets)  # closes the sessions: each stops its episode
         # Here, not after `serve` returns: uvicorn re-raises the signal that stopped it on its way
         # out, and the default SIGTERM action would end the process before any code after it.
-        self.stopped_episodes += await asyncio.to_thread(self.task_set.stop_all)
+        await asyncio.to_thread(self.task_set.stop_all)
+        self.stopped_episodes = self.task_set.stopped - before
+        if self.stopped_episodes:
+            print(f"codesearch gym: stopped {self.stopped_episodes} open episode(s)",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _say(url: str) -> None:
@@ -380,8 +392,5 @@ def serve(task_set: TaskSet, server: ServerSettings) -> int:
             return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
-        stopped = task_set.stop_all()  # anything opened after uvicorn's shutdown (none expected)
-        stopped += srv.stopped_episodes if isinstance(srv, _Server) else 0
-        if stopped:
-            print(f"codesearch gym: stopped {stopped} open episode(s)", file=sys.stderr)
+        task_set.stop_all()  # what a failed start or a second Ctrl-C left open
     return 0 if srv.started else 1
