@@ -69,3 +69,10 @@ def test_the_reward_benchmark_runs_on_a_few_blueprints() -> None:
     # Each workload with the reward's own pool and with one thread per CPU.
     assert len(re.findall(r"^\| (distinct|grpo), \d+ threads \|", out, re.MULTILINE)) == 4
     assert "completions/s" in out and "CPU ms per completion" in out
+
+
+@pytest.mark.slow
+def test_the_gym_server_benchmark_runs_on_a_few_blueprints() -> None:
+    out = run_benchmark("bench_gym_server.py", "--reps", "1", "--limit", "3")
+    assert "| the reference call (one search) | 3 |" in out
+    assert "| no search (an unknown tool) | 3 |" in out

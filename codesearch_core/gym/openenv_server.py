@@ -42,6 +42,7 @@ from openenv.core.env_server import Action, Environment, State, create_fastapi_a
 from openenv.core.env_server import Observation as EnvObservation
 from pydantic import Field
 from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocketDisconnect
 
 from codesearch_core.gym.episode import Episode
 from codesearch_core.gym.settings import (
@@ -305,6 +306,23 @@ class BearerToken:
         return len(given) == 1 and hmac.compare_digest(given[0], self.expected)
 
 
+class QuietDisconnect:
+    """OpenEnv 0.3's `/ws` handler closes, on its way out, a socket its client has already closed,
+    and catches only RuntimeError there; Starlette raises WebSocketDisconnect, which uvicorn logs
+    as an "Exception in ASGI application" with a traceback for every client that says goodbye.
+    The session is gone by then (its environment closed, its episode stopped): nothing to report."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            if scope["type"] != "websocket":
+                raise
+
+
 def create_gym_app(
     task_set: TaskSet, max_sessions: int = DEFAULT_MAX_SESSIONS, token: str = ""
 ) -> FastAPI:
@@ -316,6 +334,7 @@ def create_gym_app(
         max_concurrent_envs=max_sessions,
     )
     app.state.task_set = task_set
+    app.add_middleware(QuietDisconnect)
     if token:
         app.add_middleware(BearerToken, token=token)
     return app
