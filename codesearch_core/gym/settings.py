@@ -1,4 +1,5 @@
-"""The settings of an episode: its limits, its free budget and the reward's weights.
+"""The settings of an episode (its limits, its free budget and the reward's weights) and of the
+OpenEnv server that serves episodes (`ServerSettings`: where it listens, its token).
 
 Defaults follow Cognition's SWE-grep (at most 4 turns of up to 8 parallel calls). The free budget
 is one search turn and its submit turn, with a full turn of parallel calls: searching wide in one
