@@ -75,3 +75,10 @@ def test_the_reward_benchmark_runs_on_a_few_blueprints() -> None:
 def test_the_gym_benchmark_runs_once() -> None:
     out = run_benchmark("bench_gym.py", "--reps", "1", "--rounds", "1")
     assert "| shipped corpora |" in out and "median ratio" in out
+
+
+@pytest.mark.slow
+def test_the_gym_server_benchmark_runs_on_a_few_blueprints() -> None:
+    out = run_benchmark("bench_gym_server.py", "--reps", "1", "--limit", "3")
+    assert "| the reference call (one search) | 3 |" in out
+    assert "| no search (an unknown tool) | 3 |" in out

@@ -1,5 +1,6 @@
 """Sub-commands of the gym: `eval --agent` (an agent's episodes on a task set, stored as an eval
-run) and `gym tasks` (the task set as the agent sees it).
+run), `gym tasks` (the task set as the agent sees it) and `gym serve` (the task set as an OpenEnv
+environment server, for trainers: `gym.openenv_server`).
 
 `eval --agent` takes the engines `reference` (the blueprint's own calls, then their findings: no
 model), `import --from FILE` (recorded episodes replayed through the environment), and the model
@@ -17,12 +18,22 @@ from typing import Any, cast
 from codesearch_core.errors import InputFileError
 
 EXIT_OK = 0
+#: `GymSettings`' defaults, named here so that building the parser does not import the gym (and
+#: with it the store and export: DuckDB, pandas); a test checks they are the same.
+DEFAULT_MAX_TURNS = 4
+DEFAULT_PARALLEL = 8
+DEFAULT_MAX_SESSIONS = 128  # `gym.ServerSettings`'
+
+
+def _limits(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    p.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, metavar="T",
+                   help=f"turns per episode (default {DEFAULT_MAX_TURNS})")  # fmt: skip
+    p.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL, metavar="P",
+                   help=f"calls per turn (default {DEFAULT_PARALLEL})")  # fmt: skip
 
 
 def add_agent_arguments(p: argparse.ArgumentParser, *, with_flag: bool = True) -> None:
     """The episode's limits; and `--agent` itself on `eval` (`with_flag`)."""
-    from codesearch_core.gym import DEFAULT_SETTINGS
-
     g = p.add_argument_group("agent episodes" + (" (--agent)" if with_flag else ""))
     if with_flag:
         g.add_argument(
@@ -31,10 +42,7 @@ def add_agent_arguments(p: argparse.ArgumentParser, *, with_flag: bool = True) -
             help="evaluate an agent in the gym: multi-turn episodes with parallel calls, read_file "
             "and submit, rewarded on the submitted locations",
         )
-    g.add_argument("--max-turns", type=int, default=DEFAULT_SETTINGS.max_turns, metavar="T",
-                   help=f"turns per episode (default {DEFAULT_SETTINGS.max_turns})")  # fmt: skip
-    g.add_argument("--parallel", type=int, default=DEFAULT_SETTINGS.max_parallel, metavar="P",
-                   help=f"calls per turn (default {DEFAULT_SETTINGS.max_parallel})")  # fmt: skip
+    _limits(g)
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -57,6 +65,36 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     t.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
     t.add_argument("--db", default=None, help="the store")
     t.set_defaults(func=cmd_tasks)
+    _register_serve(gym_sub)
+
+
+def _register_serve(gym_sub: argparse._SubParsersAction[Any]) -> None:
+    # Names and defaults only: OpenEnv is imported when the server starts, not to build the parser.
+    s = gym_sub.add_parser(
+        "serve",
+        help="serve the tasks as an OpenEnv environment (WebSocket sessions, one episode each)",
+        description="An OpenEnv 0.3 server (its FastAPI app, /ws sessions): reset(blueprint_id=ID "
+        "| index=N | seed=S) starts an episode, each step is one turn of calls, the last one "
+        "carries the reward. Listens on 127.0.0.1 unless given --host and a token; with a token "
+        "every request needs 'Authorization: Bearer TOKEN'. Ctrl-C or SIGTERM stops it and every "
+        "open episode.",
+    )
+    s.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; any other needs a token)")  # fmt: skip
+    s.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    s.add_argument("--token", default=None,
+                   help="require 'Authorization: Bearer TOKEN' on every request (default: the "
+                   "environment variable CODESEARCH_GYM_TOKEN, which ps does not show)")  # fmt: skip
+    s.add_argument("--max-sessions", type=int, default=DEFAULT_MAX_SESSIONS, metavar="N",
+                   help=f"sessions (clients) at once (default {DEFAULT_MAX_SESSIONS})")  # fmt: skip
+    s.add_argument("--blueprints", default="seeds", metavar="SOURCE",
+                   help="the task set: 'seeds' (the default), 'store', a blueprints JSONL file, "
+                   "tag:NAME or split:eval")  # fmt: skip
+    s.add_argument("--tag", help="only blueprints with this tag")
+    s.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
+    s.add_argument("--db", default=None, help="the store")
+    _limits(s)
+    s.set_defaults(func=cmd_serve)
 
 
 def settings_from(args: argparse.Namespace) -> Any:
@@ -96,6 +134,33 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         }
         print(json.dumps(line, ensure_ascii=False))
     return EXIT_OK
+
+
+def server_settings_from(args: argparse.Namespace) -> Any:
+    """Where and how to listen; a non-loopback host without a token is refused here, before
+    anything is loaded."""
+    import os
+
+    from codesearch_core.gym import TOKEN_ENV, ServerSettings
+
+    token = args.token if args.token is not None else os.environ.get(TOKEN_ENV, "")
+    try:
+        return ServerSettings(args.host, args.port, token, args.max_sessions)
+    except ValueError as err:
+        raise InputFileError(str(err)) from None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """`codesearch gym serve`: the task set as an OpenEnv server, until Ctrl-C / SIGTERM."""
+    from codesearch_core.gym import serve_openenv
+
+    server = server_settings_from(args)
+    settings = settings_from(args)
+    tasks, label = agent_tasks(args)
+    print(f"codesearch gym: serving {len(tasks.tasks)} task(s) of {label} (at most "
+          f"{settings.max_turns} turns of {settings.max_parallel} calls; "
+          f"{'a token' if server.token else 'no token'})…", file=sys.stderr)  # fmt: skip
+    return int(serve_openenv(tasks.tasks, settings, server))
 
 
 def agent_policy(args: argparse.Namespace, tasks: Any) -> Any:

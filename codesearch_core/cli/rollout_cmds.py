@@ -15,12 +15,14 @@ from codesearch_core.errors import InputFileError
 
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
+#: `gym.DEFAULT_MIN_REWARD`, named here so that building the parser does not import the gym (a
+#: test checks they are the same).
+DEFAULT_MIN_REWARD = 0.9
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     from codesearch_core.cli.gym_cmds import add_agent_arguments
     from codesearch_core.cli.propose_cmds import add_engine_arguments
-    from codesearch_core.gym import DEFAULT_MIN_REWARD
 
     p = sub.add_parser(
         "rollouts",

@@ -6,14 +6,17 @@ at most `max_turns` turns of up to `max_parallel` parallel calls, and is rewarde
 on the locations it submitted (`gym.reward`). Policies without a model (`gym.policies`: the
 reference, a replay of recorded episodes) and with one (`gym.chat`) play it; `evaluate_agent`
 stores their episodes as an eval run. The trainers' adapters (verifiers, OpenEnv, TRL) live in
-modules of their own, imported only by who uses them.
+modules of their own, imported only by who uses them: `serve_openenv` (`codesearch gym serve`)
+imports OpenEnv when called; trainers import `gym.openenv_server` / `gym.openenv_client` directly.
 
 Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSettings`,
 `RewardWeights`, `gym_tools`, `prompt_messages`, the policies (the chat model's: `ChatPolicy`
 over an `OpenAIChat` or `VllmChat` backend), `evaluate_agent`, `rollouts` (episodes kept in the
-store), the tasks
-(`Task`, `as_tasks`, `seed_blueprints`). Imports `export` and `store` and below.
+store), the tasks (`Task`, `as_tasks`, `seed_blueprints`), `ServerSettings` and `serve_openenv`.
+Imports `export` and `store` and below.
 """
+
+from collections.abc import Sequence
 
 from codesearch_core.gym.actions import (
     READ_FILE,
@@ -46,8 +49,11 @@ from codesearch_core.gym.settings import (
     DEFAULT_SETTINGS,
     READ_MAX_LINES,
     SUCCESS_REWARD,
+    TOKEN_ENV,
     GymSettings,
     RewardWeights,
+    ServerSettings,
+    is_loopback,
 )
 from codesearch_core.gym.tasks import (
     Task,
@@ -68,6 +74,7 @@ __all__ = [
     "SEARCH_TOOLS",
     "SUBMIT",
     "SUCCESS_REWARD",
+    "TOKEN_ENV",
     "TOOL_NAMES",
     "ChatBackend",
     "ChatPolicy",
@@ -86,6 +93,7 @@ __all__ = [
     "Reply",
     "RewardWeights",
     "RolloutReport",
+    "ServerSettings",
     "StepResult",
     "Task",
     "Tasks",
@@ -94,6 +102,7 @@ __all__ = [
     "as_tasks",
     "evaluate_agent",
     "gym_tools",
+    "is_loopback",
     "missing_summary",
     "play",
     "prompt_messages",
@@ -101,6 +110,15 @@ __all__ = [
     "rollouts",
     "seed_blueprints",
     "seed_files",
+    "serve_openenv",
     "system_prompt",
     "user_prompt",
 ]
+
+
+def serve_openenv(tasks: Sequence[Task], settings: GymSettings, server: ServerSettings) -> int:
+    """Serve `tasks` as an OpenEnv environment until Ctrl-C / SIGTERM (`gym.openenv_server.serve`).
+    OpenEnv (FastAPI, uvicorn, Gradio: seconds to import) is imported here, when called."""
+    from codesearch_core.gym.openenv_server import TaskSet, serve
+
+    return serve(TaskSet(tasks, settings), server)

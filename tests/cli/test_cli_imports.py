@@ -13,7 +13,11 @@ import sys
 from codesearch_core.cli.data_cmds import EXPORT_FORMATS
 from codesearch_core.export.writers import ExportFormat
 
-HEAVY = ("pandas", "altair", "streamlit", "duckdb", "httpx", "ray", "torch", "vllm")
+HEAVY = (
+    "pandas", "altair", "streamlit", "duckdb", "httpx", "ray", "torch", "vllm",
+    # the gym's OpenEnv server (`codesearch gym serve`) loads these when it starts, not before
+    "openenv", "fastapi", "uvicorn", "gradio",
+)  # fmt: skip
 
 
 def loaded_after(code: str) -> list[str]:
@@ -50,3 +54,14 @@ def test_the_matching_choices_the_parser_offers_are_the_graders() -> None:
 
     assert sorted(MATCHINGS) == sorted(m.value for m in Matching)
     assert DEFAULT_MATCHING.value == DEFAULT_MATCHING_NAME
+
+
+def test_the_gym_limits_the_parser_offers_are_the_gyms_defaults() -> None:
+    # The parser names them itself so that `codesearch --help` does not load the gym (DuckDB).
+    from codesearch_core.cli import gym_cmds, rollout_cmds
+    from codesearch_core.gym import DEFAULT_MIN_REWARD, DEFAULT_SETTINGS, ServerSettings
+
+    assert DEFAULT_SETTINGS.max_turns == gym_cmds.DEFAULT_MAX_TURNS
+    assert DEFAULT_SETTINGS.max_parallel == gym_cmds.DEFAULT_PARALLEL
+    assert ServerSettings().max_sessions == gym_cmds.DEFAULT_MAX_SESSIONS
+    assert DEFAULT_MIN_REWARD == rollout_cmds.DEFAULT_MIN_REWARD
