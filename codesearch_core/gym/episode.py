@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -45,9 +45,10 @@ from codesearch_core.gym.settings import DEFAULT_SETTINGS, GymSettings
 from codesearch_core.models import Blueprint, Grade, RunResult, Span, ToolCall
 from codesearch_core.tools import run_tool_call
 
-#: Searches of all episodes in this process share one pool: 64 sessions of 8 parallel calls must
-#: not start 512 tool processes at once on a 2-core machine; a call waits for a free worker.
-POOL_WORKERS: Final = 16
+#: Tool processes of all episodes in this process at once: 64 sessions of 8 parallel calls must
+#: not start 512 of them on a 2-core machine; a search waits for a free slot.
+MAX_TOOL_PROCESSES: Final = 16
+_slots = threading.BoundedSemaphore(MAX_TOOL_PROCESSES)
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -56,7 +57,7 @@ def _search_pool() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="gym-search")
+            _pool = ThreadPoolExecutor(MAX_TOOL_PROCESSES, thread_name_prefix="gym-search")
         return _pool
 
 
@@ -144,12 +145,6 @@ class EpisodeResult:
         return d
 
 
-@dataclass
-class _Turn:
-    observations: list[Observation | None]
-    futures: dict[int, tuple[ToolCall, Future[RunResult]]] = field(default_factory=dict)
-
-
 class Episode:
     """One blueprint, one agent, turns until a submit or the turn limit (module docstring)."""
 
@@ -233,18 +228,19 @@ class Episode:
     def _play(
         self, raws: list[RawCall]
     ) -> tuple[tuple[Observation, ...], tuple[RunResult | None, ...]]:
-        turn = _Turn([None] * len(raws))
+        observations: list[Observation | None] = [None] * len(raws)
         runs: list[RunResult | None] = [None] * len(raws)
+        searches: list[tuple[int, ToolCall]] = []
         limit = self.settings.max_parallel
         for i, raw in enumerate(raws):
             self._calls += 1  # every call counts but the accepted submit (taken back below)
             if self._submitted is not None:
-                turn.observations[i] = self._refuse(
+                observations[i] = self._refuse(
                     raw, Refusal.EPISODE_OVER, "a call after submit in the same turn is not run"
                 )
                 continue
             if i >= limit:
-                turn.observations[i] = self._refuse(
+                observations[i] = self._refuse(
                     raw,
                     Refusal.TOO_MANY_CALLS,
                     f"a turn holds at most {limit} calls: call {i + 1} of {len(raws)} was not run",
@@ -252,43 +248,47 @@ class Episode:
                 continue
             action = check(raw)
             if isinstance(action, ActionError):
-                turn.observations[i] = self._refuse(raw, action.kind, action.message)
+                observations[i] = self._refuse(raw, action.kind, action.message)
             elif isinstance(action, Submission):
                 self._calls -= 1
                 self._submitted = action.locations
                 where = "location" if len(action.locations) == 1 else "locations"
-                turn.observations[i] = Observation(
-                    raw, f"submitted {len(action.locations)} {where}"
-                )
+                observations[i] = Observation(raw, f"submitted {len(action.locations)} {where}")
             elif isinstance(action, ReadRequest):
                 read = read_lines(self.corpus_root, action)
                 if isinstance(read, ActionError):
-                    turn.observations[i] = self._refuse(raw, read.kind, read.message)
+                    observations[i] = self._refuse(raw, read.kind, read.message)
                 else:
-                    turn.observations[i] = Observation(raw, read)
+                    observations[i] = Observation(raw, read)
             else:
                 if breaks_pcre2_rule(action):
                     self._pcre2 += 1
-                turn.futures[i] = (action, _search_pool().submit(self._search, action))
-        for i, (call, future) in turn.futures.items():
-            run = runs[i] = future.result()
+                searches.append((i, action))
+        # The turn's searches run in parallel: all but the last on the pool, the last in this
+        # thread (a turn of one search, the most common, pays no hand-over to another thread).
+        futures = [(i, c, _search_pool().submit(self._search, c)) for i, c in searches[:-1]]
+        ran = [(i, c, f.result()) for i, c, f in futures]
+        if searches:
+            i, c = searches[-1]
+            ran.append((i, c, self._search(c)))
+        for i, call, run in ran:
+            runs[i] = run
             if run.error_kind is ErrorKind.PCRE2_REQUIRED and not breaks_pcre2_rule(call):
                 self._pcre2 += 1
             error = "" if run.ok else (run.error_kind or ErrorKind.TOOL_ERROR).value
             if error:
                 self._invalid += 1
-            turn.observations[i] = Observation(
-                raws[i], observation_text(run), error, len(run.findings)
-            )
-        return tuple(o for o in turn.observations if o is not None), tuple(runs)
+            observations[i] = Observation(raws[i], observation_text(run), error, len(run.findings))
+        return tuple(o for o in observations if o is not None), tuple(runs)
 
     def _search(self, call: ToolCall) -> RunResult:
-        return run_tool_call(
-            call,
-            self.corpus_root,
-            timeout_s=self.settings.timeout_s,
-            max_findings=self.settings.max_findings,
-        )
+        with _slots:
+            return run_tool_call(
+                call,
+                self.corpus_root,
+                timeout_s=self.settings.timeout_s,
+                max_findings=self.settings.max_findings,
+            )
 
     def _finish(self, reason: str) -> None:
         self._end = reason
