@@ -18,8 +18,15 @@ from codesearch_core.store import EvalAnswer, EvalRun, Store
 from codesearch_core.studio.diff import FindingRow, finding_rows
 
 CATEGORIES: Final = {"by_tag": "tag", "by_language": "language"}
-#: The metrics a bar chart shows (counts, like PCRE2-rule violations, are not on a 0-1 scale).
-CHART_METRICS: Final = tuple(m for m in METRICS if m != "pcre2_violations")
+#: The metrics a bar chart shows (counts, like PCRE2-rule violations or an agent's mean turns, are
+#: not on a 0-1 scale); an agent run's own rates after the single-call ones (a single-call run has
+#: no value for them, and is left out of their chart).
+CHART_METRICS: Final = (
+    *(m for m in METRICS if m != "pcre2_violations"),
+    "success_rate",
+    "submit_rate",
+    "invalid_call_rate",
+)
 
 
 def overall_table(runs: Sequence[EvalRun]) -> list[dict[str, Any]]:

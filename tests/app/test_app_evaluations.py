@@ -69,3 +69,14 @@ def test_an_agent_run_opens_as_an_episode_turn_by_turn_with_its_submit_diffed(
     assert any(c.startswith("ripgrep_search(") or c.startswith("ast_grep_search(") for c in codes)
     assert any("**Findings**" in v for v in markdown)  # the submitted locations, diffed
     assert not any("**Proposed call**" in v for v in markdown)
+
+
+def test_an_agent_runs_success_rate_is_a_chart_metric(studio_db: Path) -> None:
+    with stored(studio_db) as store:
+        ensure_seeded(store)
+    assert main(["eval", "--agent", "--engine", "reference", "--blueprints", "tag:plan",
+                 "--db", str(studio_db)]) == 0  # fmt: skip
+    at = open_app("pages/evaluations.py")
+    assert "success_rate" in at.selectbox(key="ev:metric").options
+    at.selectbox(key="ev:metric").select("success_rate").run()
+    assert not at.exception
