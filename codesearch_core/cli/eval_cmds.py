@@ -116,6 +116,7 @@ def _check_server(args: argparse.Namespace) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
     from codesearch_core.cli.store_access import open_store
+    from codesearch_core.corpora import check_search_environment
     from codesearch_core.engines import MAX_N, PromptConfig
     from codesearch_core.export import evaluate, import_json_runs, left_out
 
@@ -138,6 +139,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.engine == "import" and args.from_file is None:
         raise InputFileError("--engine import needs --from FILE (the answers JSONL)")
     blueprints, label = select_blueprints(args)
+    # Before a model is loaded (a minute for vLLM): without the tools or a corpus every answer
+    # would fail alike, and that run would be stored as the model's score.
+    check_search_environment(bp.corpus for bp in blueprints if bp.plan is None)
     if args.engine == "openai":
         _check_server(args)
     try:

@@ -255,3 +255,29 @@ def test_vllm_that_cannot_start_is_a_clear_error_and_a_tiny_model_is_evaluated(
     assert summary["overall"]["answers"] == len(tagged())  # random weights: graded, not good
     (run,) = stored_runs(db)
     assert (run.engine, run.model) == ("vllm", str(model))
+
+
+def test_a_missing_tool_or_corpus_stops_eval_before_any_call_and_stores_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codesearch_core.tools import binaries
+
+    db = tmp_path / "s.duckdb"
+    args = ["eval", "--engine", "mutations", "--blueprints", f"tag:{TAG}", "--db", str(db)]
+    # rg missing, as on a PATH without the project's venv
+    monkeypatch.setenv("CODESEARCH_RG", str(tmp_path / "not-installed"))
+    binaries.clear_caches()
+    try:
+        assert main(args) == 2
+    finally:
+        monkeypatch.delenv("CODESEARCH_RG")
+        binaries.clear_caches()
+    err = capsys.readouterr().err
+    # the reason, said before the engine was asked (no "asking mutations:…" line)
+    assert "CODESEARCH_RG=" in err and "asking" not in err
+    assert not db.exists()
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path / "no-corpora"))
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "not found in" in err and "codesearch corpus add" in err
+    assert not db.exists()
