@@ -16,6 +16,7 @@ from codesearch_core.cli import (
     eval_cmds,
     propose_cmds,
     seeds_cmds,
+    serve_cmds,
     synth_cmds,
     tool_cmds,
     verify_cmds,
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         verify_cmds,
         synth_cmds,
         eval_cmds,
+        serve_cmds,
     ):
         module.register(sub)
     return parser

@@ -52,6 +52,7 @@ from codesearch_core.engines.vllm_engine import (
     get_vllm_engine,
     shutdown_vllm_engine,
 )
+from codesearch_core.engines.vllm_server import ServerCommand, server_command
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -80,6 +81,7 @@ __all__ = [
     "ReadCall",
     "SamplingSettings",
     "SchemaMode",
+    "ServerCommand",
     "ToolFormat",
     "VllmEngine",
     "VllmSettings",
@@ -92,6 +94,7 @@ __all__ = [
     "proposal_from_text",
     "proposal_to_json",
     "read_call",
+    "server_command",
     "shutdown_vllm_engine",
     "vllm_json_sampler",
 ]
