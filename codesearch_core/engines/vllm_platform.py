@@ -261,7 +261,11 @@ def interrupts_reach_main_thread() -> Iterator[None]:
     too, has exited by then, so nothing ends that wait. The signal's wakeup fd tells a watcher
     thread of every SIGINT; when the main thread has not run the handler shortly after, the watcher
     sends the signal to it (`pthread_kill`), which breaks the C call with EINTR and raises
-    KeyboardInterrupt there. Outside the main thread (a Streamlit script), a no-op.
+    KeyboardInterrupt there. vLLM 0.32 also swallows a KeyboardInterrupt raised while its engine
+    starts (`zmq_socket_ctx` logs "Got Keyboard Interrupt" and carries on) and then waits for the
+    engine that the Ctrl-C ended; while the main thread sits in that wait after a Ctrl-C, the
+    watcher sends the signal again (`_in_vllms_engine_ready_wait`). Outside the main thread (a
+    Streamlit script), a no-op.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -282,17 +286,25 @@ def interrupts_reach_main_thread() -> Iterator[None]:
     stop_r, stop_w = os.pipe()
     os.set_blocking(wake_w, False)  # set_wakeup_fd needs it: a signal handler must never block
 
+    interrupted = threading.Event()  # a Ctrl-C reached the handler: the block is to end
+
     def watch() -> None:
         while True:
-            ready, _, _ = select.select([wake_r, stop_r], [], [])
+            timeout = _HANDLER_GRACE_S if interrupted.is_set() else None
+            ready, _, _ = select.select([wake_r, stop_r], [], [], timeout)
             if stop_r in ready:
                 return
+            if not ready:
+                if _in_vllms_engine_ready_wait(sys._current_frames().get(main_id)):
+                    signal.pthread_kill(main_id, signal.SIGINT)
+                continue
             if signal.SIGINT not in os.read(wake_r, 512):
                 continue
             if not handled.wait(_HANDLER_GRACE_S):
                 signal.pthread_kill(main_id, signal.SIGINT)
             else:
                 handled.clear()
+                interrupted.set()
 
     signal.signal(signal.SIGINT, on_sigint)
     old_fd = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
@@ -307,3 +319,18 @@ def interrupts_reach_main_thread() -> Iterator[None]:
         watcher.join()
         for fd in (wake_r, wake_w, stop_r, stop_w):
             os.close(fd)
+
+
+def _in_vllms_engine_ready_wait(frame: Any) -> bool:
+    """Whether the main thread waits in vLLM's engine-ready poll (a zmq poll called by
+    `MPClient.__init__`): after a Ctrl-C, only there because vLLM swallowed the KeyboardInterrupt."""
+    calls: list[tuple[str, str]] = []
+    while frame is not None and len(calls) < 4:
+        calls.append((frame.f_code.co_filename, frame.f_code.co_name))
+        frame = frame.f_back
+    client = os.path.join("v1", "engine", "core_client.py")
+    return (
+        bool(calls)
+        and calls[0][1] == "poll"
+        and (any(name == "__init__" and path.endswith(client) for path, name in calls))
+    )

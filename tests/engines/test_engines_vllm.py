@@ -16,6 +16,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +38,10 @@ from tests.vllm_support.env import (
     tiny_model_dir,
     vllm_env,
     vllm_python,
+    vllm_tmpdir,
 )
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.vllm,
@@ -420,12 +424,23 @@ def test_openai_engine_against_vllm_serve_with_the_schema_enforced(
         assert all(p.repairs == () or "control" in " ".join(p.repairs) for p in proposals)
 
 
+def user_path() -> str:
+    """PATH as a user's shell has it: without the project's .venv/bin, which `uv run pytest` puts
+    first (and which holds rg and ast-grep: a command that needs them must find its own)."""
+    venv_bins = {str(Path(sys.executable).parent), str(REPO / ".venv" / "bin")}
+    entries = os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+    return os.pathsep.join(e for e in entries if e.rstrip("/") not in venv_bins)
+
+
 def bare_env(**extra: str) -> dict[str, str]:
-    """What a user's shell has: no vLLM variables, the repository on PYTHONPATH (as the README says)."""
+    """What a user's shell has: no vLLM variables, the repository on PYTHONPATH (as the README
+    says), the user's PATH; TMPDIR only so that vLLM's rendezvous files (`vllm_dist_*`, which it
+    never removes) land in a folder the test session removes."""
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": user_path(),
         "HOME": os.environ.get("HOME", "/root"),
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        "PYTHONPATH": str(REPO),
+        "TMPDIR": vllm_tmpdir(),
         **extra,
     }
 
@@ -522,3 +537,107 @@ def test_a_failing_engine_start_shows_the_engine_processs_own_error(
     assert "Not enough allowed NUMA nodes" in last, proc.stderr[-4000:]
     assert "set VLLM_CPU_OMP_THREADS_BIND to one core list per worker" in last
     assert "usual suspects" not in last
+
+
+# --- Ctrl-C during start-up ----------------------------------------------------------------------
+
+
+def session_processes(sid: int) -> dict[int, str]:
+    """Live processes of a session (pid -> command line), zombies left out."""
+    found: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def mapped_shared_memory(pids: Iterator[int]) -> set[str]:
+    """The /dev/shm/psm_* segments these processes have mapped (vLLM's message queues)."""
+    names: set[str] = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        names.update(m.group(0) for m in re.finditer(r"/dev/shm/psm_\w+", maps))
+    return names
+
+
+def wait_for(condition: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.25)
+    return bool(condition())
+
+
+#: When the Ctrl-C comes: the engine process importing vLLM (the window where vLLM 0.32 swallowed
+#: the KeyboardInterrupt and then waited 600 s for it), the tensor-parallel workers starting, and
+#: the workers loading and warming up the model (or generating, on a fast machine).
+CTRL_C_MOMENTS = (("engine", 1.0), ("workers", 1.0), ("workers", 12.0))
+
+
+@pytest.mark.parametrize(("stage", "after_s"), CTRL_C_MOMENTS)
+def test_ctrl_c_at_any_moment_of_start_up_exits_130_and_leaves_nothing(
+    tiny_model: Path, tmp_path: Path, stage: str, after_s: float
+) -> None:
+    python = vllm_python()
+    assert python is not None
+    err = tmp_path / "stderr.txt"
+    args = ["propose", "--engine", "vllm", "--model", str(tiny_model), "--tp", "2",
+            "--ids", *[b.id for b in load_seed_blueprints()[:2]], "--out", str(tmp_path / "p.jsonl")]  # fmt: skip
+    with err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [str(python), "-m", "codesearch_core", *args],
+            env=bare_env(),
+            cwd=str(REPO),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+        )
+    try:
+        # vLLM's processes besides the command (they rename themselves VLLM::EngineCore,
+        # VLLM::Worker_TP0…) and multiprocessing's resource tracker
+        def spawned() -> dict[int, str]:
+            return {
+                pid: cmd
+                for pid, cmd in session_processes(proc.pid).items()
+                if "resource_tracker" not in cmd and pid != proc.pid
+            }
+
+        shm: set[str] = set()
+
+        def reached() -> bool:
+            shm.update(mapped_shared_memory(iter(session_processes(proc.pid))))
+            return len(spawned()) >= (1 if stage == "engine" else 3) or proc.poll() is not None
+
+        assert wait_for(reached, 400), err.read_text()[-3000:]
+        assert proc.poll() is None, f"ended before the Ctrl-C:\n{err.read_text()[-3000:]}"
+        wait_for(lambda: bool(shm.update(mapped_shared_memory(iter(spawned())))), after_s)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        sent = time.monotonic()
+        # A hang check, not a speed one: before the fix it waited 600 s (VLLM_ENGINE_READY_TIMEOUT_S).
+        rc = proc.wait(timeout=90)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = err.read_text(errors="replace")
+    assert rc == 130, (rc, took, log[-4000:])
+    assert log.rstrip().endswith("interrupted"), log[-2000:]
+    # no process of the command's session is left, and none of its shared memory (the resource
+    # tracker, the last to go, unlinks what the engine processes did not)
+    assert wait_for(lambda: not session_processes(proc.pid), 20), session_processes(proc.pid)
+    assert wait_for(lambda: not any(Path(name).exists() for name in shm), 20), shm
+    print(f"Ctrl-C at {stage}+{after_s}s: exit 130 after {took:.1f}s, shm seen {len(shm)}")
