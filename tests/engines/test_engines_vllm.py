@@ -36,7 +36,6 @@ from tests.vllm_support.env import (
     run_in_vllm_env,
     skip_reason,
     tiny_model_dir,
-    vllm_env,
     vllm_python,
     vllm_tmpdir,
 )
@@ -311,39 +310,19 @@ def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     assert python is not None
     port = free_port()
     log = tmp_path_factory.mktemp("vllm-serve") / "server.log"
-    args = [
-        str(python),
-        "-m",
-        "vllm.entrypoints.openai.api_server",
-        "--model",
-        str(tiny_model),
-        "--served-model-name",
-        "tiny",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--max-model-len",
-        "2048",
-        "--dtype",
-        "float32",
-        "--enforce-eager",
-        # The model's tool parser turns its <tool_call> text into `tool_calls`.
-        "--enable-auto-tool-choice",
-        "--tool-call-parser",
-        "hermes",
-        # Compact JSON needs an explicit backend; xgrammar also takes structural tags.
-        "--structured-outputs-config",
-        json.dumps({"backend": "xgrammar", "disable_any_whitespace": True}),
-        # 0 (vLLM's default) aborts the engine at once on SIGTERM and leaks its shared memory.
-        "--shutdown-timeout",
-        "15",
-    ]
+    # The README's server recipe as a user runs it: tp=2 on a CPU machine with no variables set
+    # (vLLM's own defaults do not start there: NUMA binding, then the memory check).
+    command = readme_vpy_command("-m codesearch_core serve-model --model /tmp/tiny")
+    assert command[:2] == ["codesearch_core", "serve-model"] and "--tp" in command
+    swap = {"/tmp/tiny": str(tiny_model), "8000": str(port)}
+    args = [str(python), "-m", *[swap.get(word, word) for word in command]]
+    # for the tests only: the name the engine asks for, and no torch.compile (minutes on a CPU)
+    args += ["--", "--served-model-name", "tiny", "--enforce-eager"]
     with log.open("w") as out:
         proc = subprocess.Popen(
             args,
-            env=vllm_env(),
-            cwd=str(Path(__file__).resolve().parents[2]),
+            env=bare_env(),
+            cwd=str(REPO),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -465,18 +444,19 @@ def run_cli(
 UNCLEAN = ("force kill", "SIGKILL", "leaked shared_memory", "Traceback")
 
 
-def readme_cpu_command() -> list[str]:
-    """The README's command for the tiny model on a CPU machine, as arguments after `-m`."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    lines = [
-        line.strip()
-        for line in readme.splitlines()
-        if "-m codesearch_core propose --engine vllm --model /tmp/tiny" in line
-    ]
+def readme_vpy_command(marker: str) -> list[str]:
+    """The README's one command (in the vLLM venv) holding `marker`, as arguments after `-m`."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [line.strip() for line in readme.splitlines() if marker in line]
     assert len(lines) == 1, lines
-    words = lines[0].split()
+    words = lines[0].split("#")[0].split()
     assert words[:3] == ["PYTHONPATH=.", "$VPY", "-m"], words  # no other variables
     return words[3:]
+
+
+def readme_cpu_command() -> list[str]:
+    """The README's command for the tiny model on a CPU machine, as arguments after `-m`."""
+    return readme_vpy_command("-m codesearch_core propose --engine vllm --model /tmp/tiny")
 
 
 def test_the_readmes_cpu_command_runs_every_seed_with_tp_2_on_2_cores_and_exits_cleanly(
