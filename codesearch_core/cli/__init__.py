@@ -18,6 +18,7 @@ from codesearch_core.cli import (
     propose_cmds,
     rollout_cmds,
     seeds_cmds,
+    serve_cmds,
     synth_cmds,
     tool_cmds,
     verify_cmds,
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         eval_cmds,
         gym_cmds,
         rollout_cmds,
+        serve_cmds,
     ):
         module.register(sub)
     return parser

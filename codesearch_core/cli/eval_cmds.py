@@ -15,9 +15,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codesearch_core.errors import InputFileError
+
+if TYPE_CHECKING:
+    from codesearch_core.store import EvalRun
 
 EXIT_OK = 0
 ENGINES = ("mutations", "openai", "vllm", "import", "reference")
@@ -75,10 +78,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from codesearch_core.cli.eval_sources import check_server, select_blueprints
-    from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
+    from codesearch_core.cli.propose_cmds import engine_interrupts
     from codesearch_core.cli.store_access import open_store
-    from codesearch_core.engines import MAX_N, PromptConfig
-    from codesearch_core.export import evaluate, import_json_runs, left_out
+    from codesearch_core.corpora import check_search_environment
+    from codesearch_core.engines import MAX_N
+    from codesearch_core.export import import_json_runs
 
     if args.delete is not None or args.list:
         return _manage(args)
@@ -105,8 +109,34 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.engine == "import" and args.from_file is None:
         raise InputFileError("--engine import needs --from FILE (the answers JSONL)")
     blueprints, label = select_blueprints(args)
+    # Before a model is loaded (a minute for vLLM): without the tools or a corpus every answer
+    # would fail alike, and that run would be stored as the model's score.
+    check_search_environment(bp.corpus for bp in blueprints if bp.plan is None)
     if args.engine == "openai":
         check_server(args)
+    with engine_interrupts(args.engine):
+        run = _evaluate(args, blueprints, label)
+    with open_store(args.db) as store:
+        store.save_eval_run(run)
+    if args.json:
+        print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
+        return EXIT_OK
+    overall = run.summary["overall"]
+    print(f"eval run {run.run_id} ({run.engine}:{run.model}, n={run.n}, {label}) stored")
+    for key, value in overall.items():
+        print(f"  {key:<18} {value if not isinstance(value, float) else round(value, 3)}")
+    print("by tag (mean reward, pass@k):")
+    for tag, s in run.summary["by_tag"].items():
+        print(f"  {tag:<34} {s['mean_reward'] or 0:.3f}  {s['pass_at_k'] or 0:.2f}")
+    return EXIT_OK
+
+
+def _evaluate(args: argparse.Namespace, blueprints: list[Any], label: str) -> EvalRun:
+    """The engine asked, its answers run and graded; a vLLM engine is shut down however it ends."""
+    from codesearch_core.cli.propose_cmds import build_engine, sampling_settings
+    from codesearch_core.engines import PromptConfig
+    from codesearch_core.export import evaluate, left_out
+
     try:
         engine = build_engine(args)
         for notice in getattr(engine, "notices", ()):
@@ -132,19 +162,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             from codesearch_core.engines import shutdown_vllm_engine
 
             shutdown_vllm_engine()
-    with open_store(args.db) as store:
-        store.save_eval_run(run)
-    if args.json:
-        print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
-        return EXIT_OK
-    overall = run.summary["overall"]
-    print(f"eval run {run.run_id} ({run.engine}:{run.model}, n={run.n}, {label}) stored")
-    for key, value in overall.items():
-        print(f"  {key:<18} {value if not isinstance(value, float) else round(value, 3)}")
-    print("by tag (mean reward, pass@k):")
-    for tag, s in run.summary["by_tag"].items():
-        print(f"  {tag:<34} {s['mean_reward'] or 0:.3f}  {s['pass_at_k'] or 0:.2f}")
-    return EXIT_OK
+    return run
 
 
 def _manage(args: argparse.Namespace) -> int:

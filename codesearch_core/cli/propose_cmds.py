@@ -13,6 +13,7 @@ it (done, an error, Ctrl-C): left to the interpreter's exit, vLLM force-kills it
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -182,13 +183,24 @@ def run_propose(args: argparse.Namespace) -> int:
     blueprints = _select(load_blueprints(args.blueprints, args.db), args.ids)
     if args.out is not None:
         _refuse_existing(args.out, args.append)
-    try:
-        return _propose(args, blueprints)
-    finally:
-        if args.engine == "vllm":
-            from codesearch_core.engines import shutdown_vllm_engine
+    with engine_interrupts(args.engine):
+        try:
+            return _propose(args, blueprints)
+        finally:
+            if args.engine == "vllm":
+                from codesearch_core.engines import shutdown_vllm_engine
 
-            shutdown_vllm_engine()
+                shutdown_vllm_engine()
+
+
+def engine_interrupts(engine: str) -> contextlib.AbstractContextManager[None]:
+    """With vLLM, a Ctrl-C that lands in one of its threads still stops the command: without
+    this, one during start-up waited out vLLM's 600 s engine-ready timeout."""
+    if engine != "vllm":
+        return contextlib.nullcontext()
+    from codesearch_core.engines import interrupts_reach_main_thread
+
+    return interrupts_reach_main_thread()
 
 
 def _propose(args: argparse.Namespace, blueprints: list[Blueprint]) -> int:

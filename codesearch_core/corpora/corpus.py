@@ -24,7 +24,7 @@ from codesearch_core.corpora.snapshot import (
     write_manifest,
 )
 from codesearch_core.errors import CorpusError
-from codesearch_core.tools import resolve_in_corpus
+from codesearch_core.tools import check_tools, resolve_in_corpus
 
 BINARY_SNIFF_BYTES: Final = 8192
 #: Larger files are refused by `read_file_text`: the browser shows source files, not data dumps.
@@ -82,6 +82,25 @@ def corpus_root(name: str) -> Path:
             f"unknown corpus {name!r} (known: {known}); corpora live in {config.corpora_dir()}"
         )
     return root
+
+
+def check_search_environment(corpora: Iterable[str]) -> None:
+    """Raise unless tool calls can run here: both tools found (ToolNotFoundError) and every named
+    corpus present (CorpusError). Runs made without them would all fail the same way and be
+    scored as the calls' failures; a batch of runs (eval, verify, an RL reward) checks first."""
+    check_tools()
+    missing: list[str] = []
+    for name in sorted(set(corpora)):
+        try:
+            corpus_root(name)
+        except CorpusError:
+            missing.append(name)
+    if missing:
+        raise CorpusError(
+            f"corpus {', '.join(repr(m) for m in missing)} not found in {config.corpora_dir()} "
+            f"(known: {', '.join(list_corpora()) or 'none'}): add it with `codesearch corpus add "
+            "NAME --from SOURCE`, or set CODESEARCH_CORPORA to the folder that holds it"
+        )
 
 
 def list_files(name: str) -> list[str]:

@@ -52,6 +52,8 @@ from codesearch_core.engines.vllm_engine import (
     get_vllm_engine,
     shutdown_vllm_engine,
 )
+from codesearch_core.engines.vllm_platform import interrupts_reach_main_thread
+from codesearch_core.engines.vllm_server import ServerCommand, server_command
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -80,6 +82,7 @@ __all__ = [
     "ReadCall",
     "SamplingSettings",
     "SchemaMode",
+    "ServerCommand",
     "ToolFormat",
     "VllmEngine",
     "VllmSettings",
@@ -87,11 +90,13 @@ __all__ = [
     "get_preset",
     "get_tool_format",
     "get_vllm_engine",
+    "interrupts_reach_main_thread",
     "messages_to_text",
     "openai_json_sampler",
     "proposal_from_text",
     "proposal_to_json",
     "read_call",
+    "server_command",
     "shutdown_vllm_engine",
     "vllm_json_sampler",
 ]

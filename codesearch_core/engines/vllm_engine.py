@@ -390,6 +390,10 @@ def _build_llm(settings: VllmSettings) -> tuple[Any, tuple[str, ...]]:
     template = settings.chat_template
     if template and "{" not in template and not Path(template).expanduser().is_file():
         raise EngineError(f"chat template {settings.chat_template!r} is not a file")
+    # vLLM logs to stdout unless told otherwise, read once when it is first imported (here and in
+    # each engine process, which inherit the variable): stdout is the command's (a summary, one
+    # JSON document with --json), the log belongs with the progress on stderr.
+    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
     try:
         import vllm
     except ImportError as err:

@@ -11,6 +11,9 @@ more GPUs than are visible, saying how to fix it.
 When loading fails, the cause is in the engine process's log, not in the exception vLLM raises
 ("Engine core initialization failed. See root cause above"): `StderrTail` keeps that log while
 passing it through, and `load_error_message` quotes its last error line with a hint.
+
+`interrupts_reach_main_thread` makes a Ctrl-C stop a command that runs vLLM at any moment, start-up
+included (where vLLM's main thread waits in a C call that only a signal sent to it interrupts).
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ import collections
 import contextlib
 import os
 import re
+import select
+import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -240,3 +245,92 @@ def load_error_message(
     else:
         hint = "the engine process's log is above; --tp, --max-model-len and --model are the usual suspects"
     return f"cannot load model {model!r} with --tp {tensor_parallel_size}: {text}: {hint}"
+
+
+#: How long the main thread has to run the SIGINT handler itself before it is sent the signal.
+_HANDLER_GRACE_S: Final = 0.5
+
+
+@contextlib.contextmanager
+def interrupts_reach_main_thread() -> Iterator[None]:
+    """Within the block, a SIGINT that lands in another thread still interrupts the main thread.
+
+    A Ctrl-C goes to any one thread of the process. Python only notes it there and runs the handler
+    when the main thread next runs Python code; vLLM's main thread waits for its engine in C (a zmq
+    poll of up to VLLM_ENGINE_READY_TIMEOUT_S, 600 s), and its engine process, which got the Ctrl-C
+    too, has exited by then, so nothing ends that wait. The signal's wakeup fd tells a watcher
+    thread of every SIGINT; when the main thread has not run the handler shortly after, the watcher
+    sends the signal to it (`pthread_kill`), which breaks the C call with EINTR and raises
+    KeyboardInterrupt there. vLLM 0.32 also swallows a KeyboardInterrupt raised while its engine
+    starts (`zmq_socket_ctx` logs "Got Keyboard Interrupt" and carries on) and then waits for the
+    engine that the Ctrl-C ended; while the main thread sits in that wait after a Ctrl-C, the
+    watcher sends the signal again (`_in_vllms_engine_ready_wait`). Outside the main thread (a
+    Streamlit script), a no-op.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    main_id = threading.main_thread().ident
+    assert main_id is not None
+    handled = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        handled.set()
+        if callable(previous):
+            previous(signum, frame)  # Python's default raises KeyboardInterrupt
+        else:
+            raise KeyboardInterrupt
+
+    wake_r, wake_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    os.set_blocking(wake_w, False)  # set_wakeup_fd needs it: a signal handler must never block
+
+    interrupted = threading.Event()  # a Ctrl-C reached the handler: the block is to end
+
+    def watch() -> None:
+        while True:
+            timeout = _HANDLER_GRACE_S if interrupted.is_set() else None
+            ready, _, _ = select.select([wake_r, stop_r], [], [], timeout)
+            if stop_r in ready:
+                return
+            if not ready:
+                if _in_vllms_engine_ready_wait(sys._current_frames().get(main_id)):
+                    signal.pthread_kill(main_id, signal.SIGINT)
+                continue
+            if signal.SIGINT not in os.read(wake_r, 512):
+                continue
+            if not handled.wait(_HANDLER_GRACE_S):
+                signal.pthread_kill(main_id, signal.SIGINT)
+            else:
+                handled.clear()
+                interrupted.set()
+
+    signal.signal(signal.SIGINT, on_sigint)
+    old_fd = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    watcher = threading.Thread(target=watch, name="codesearch-sigint", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        signal.signal(signal.SIGINT, previous)
+        os.write(stop_w, b"x")
+        watcher.join()
+        for fd in (wake_r, wake_w, stop_r, stop_w):
+            os.close(fd)
+
+
+def _in_vllms_engine_ready_wait(frame: Any) -> bool:
+    """Whether the main thread waits in vLLM's engine-ready poll (a zmq poll called by
+    `MPClient.__init__`): after a Ctrl-C, only there because vLLM swallowed the KeyboardInterrupt."""
+    calls: list[tuple[str, str]] = []
+    while frame is not None and len(calls) < 4:
+        calls.append((frame.f_code.co_filename, frame.f_code.co_name))
+        frame = frame.f_back
+    client = os.path.join("v1", "engine", "core_client.py")
+    return (
+        bool(calls)
+        and calls[0][1] == "poll"
+        and (any(name == "__init__" and path.endswith(client) for path, name in calls))
+    )

@@ -29,8 +29,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from codesearch_core.corpora import check_search_environment
 from codesearch_core.engines import Engine, ProgressFn, PromptConfig, SamplingSettings
-from codesearch_core.errors import EngineError, InputFileError
+from codesearch_core.errors import (
+    ENVIRONMENT_ERROR_KINDS,
+    EngineError,
+    EnvironmentFault,
+    InputFileError,
+)
 from codesearch_core.export.observe import Observer
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, Proposal
@@ -56,6 +62,9 @@ def _answer(proposal: Proposal, bp: Blueprint, observer: Observer) -> EvalAnswer
     if proposal.call is None:
         return EvalAnswer(proposal.raw_text, None, False, 0.0, 0.0, False, False, proposal.error)
     run = observer.run(proposal.call, bp.corpus)
+    if run.error_kind in ENVIRONMENT_ERROR_KINDS:
+        # The machine failed, not the model: scoring it would store a run of the machine's zeros.
+        raise EnvironmentFault(f"{run.error} (the eval run stopped; nothing was stored)")
     grade, reward = score(run, proposal.call, bp.expected)
     return EvalAnswer(
         raw_text=proposal.raw_text,
@@ -135,7 +144,8 @@ def evaluate(
     """Ask `engine` for `n` answers per blueprint, run and grade each (on a few threads: each run
     is a child process); plans are left out (one call cannot answer them) and counted in the
     summary's `left_out`. An empty set is an InputFileError and an engine that answers nothing an
-    EngineError, never an empty run."""
+    EngineError, never an empty run; a missing tool or corpus is an EnvironmentFault before the
+    engine is asked (and should a tool go missing during the runs, then), never a score."""
     single = [bp for bp in blueprints if bp.plan is None]
     if not single:
         plans = len(blueprints) - len(single)
@@ -145,6 +155,7 @@ def evaluate(
             else f"nothing to evaluate: the set's {plans} blueprint(s) are all plans, which one "
             "call cannot answer"
         )
+    check_search_environment(bp.corpus for bp in single)
     proposals = engine.propose(
         single, n=n, settings=settings, prompt=prompt, on_progress=on_progress
     )

@@ -11,9 +11,13 @@ engines read model output (the tool format's markers, then the same repairs: ali
 missing `pcre2`), executed with the real runner on the blueprint's corpus, and graded: the value is
 the same reward the studio stores for a proposal (`grading.rewards`).
 
-It never raises: a completion that is not a call, an unknown blueprint, or any failure scores
-`PARSE_FAILURE_REWARD` (and is counted in `stats`), because an exception in a reward function
-stops a training run hours in. It is thread-safe, and runs are cached by (call, corpus snapshot
+It never raises for anything a completion holds: a completion that is not a call, an unknown
+blueprint, or any failure scores `PARSE_FAILURE_REWARD` (and is counted in `stats`), because an
+exception in a reward function stops a training run hours in. A machine that cannot run calls is
+the exception: the tools and the blueprints' corpora are checked when the reward is built
+(`EnvironmentFault`, `ToolNotFoundError`, `CorpusError`), and a run that fails for the machine
+(`ENVIRONMENT_ERROR_KINDS`: a tool gone mid-training) raises `EnvironmentFault` from the call
+instead of scoring it: a policy rewarded for the machine's failures learns noise. It is thread-safe, and runs are cached by (call, corpus snapshot
 id) (`corpora.snapshot`): GRPO samples the same call many times for one prompt, and a call is run
 once (a second thread asking for a call that is running waits for that run instead of starting
 another); a corpus whose bytes change gets a new snapshot id, so no run made on the old bytes is
@@ -39,12 +43,13 @@ from typing import Any, Final
 
 from codesearch_core.corpora import (
     check_corpus,
+    check_search_environment,
     corpus_root,
     load_seed_blueprints,
     read_blueprints_jsonl,
 )
 from codesearch_core.engines import DEFAULT_TOOL_FORMAT, get_tool_format, read_call
-from codesearch_core.errors import CodesearchError
+from codesearch_core.errors import ENVIRONMENT_ERROR_KINDS, CodesearchError, EnvironmentFault
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, RunResult, ToolCall
 from codesearch_core.store import Store
@@ -80,6 +85,8 @@ class CodeSearchReward:
         # TRL names each reward function's logged metric after `__name__`.
         self.__name__ = "codesearch_reward"
         self._blueprints = {bp.id: bp for bp in blueprints}
+        # Before any training step: without a tool or a corpus every reward would be the same 0.
+        check_search_environment(bp.corpus for bp in self._blueprints.values())
         self._format = get_tool_format(tool_format)
         self._timeout_s = timeout_s
         self._max_findings = max_findings
@@ -153,6 +160,8 @@ class CodeSearchReward:
                 for text, bp_id in zip(items, ids, strict=True)
             ]
             return [self._result(f) for f in futures]
+        except EnvironmentFault:
+            raise
         except Exception:
             self._count("errors", len(items))
             return [PARSE_FAILURE_REWARD] * len(items)
@@ -166,6 +175,8 @@ class CodeSearchReward:
     def _result(self, future: Future[float]) -> float:
         try:
             return future.result()
+        except EnvironmentFault:
+            raise
         except Exception:
             self._count("errors")
             return PARSE_FAILURE_REWARD
@@ -190,6 +201,8 @@ class CodeSearchReward:
             # Only the first call runs; every other call the completion wrote costs effort.
             calls = max(read.calls, parsed_calls)
             return score(run, read.call, bp.expected, calls_made=calls)[1].total
+        except EnvironmentFault:
+            raise
         except Exception:
             self._count("errors")
             return PARSE_FAILURE_REWARD
@@ -237,11 +250,12 @@ class CodeSearchReward:
                 self.stats["cache_hits"] += 1
         if owner:
             try:
-                future.set_result(
-                    run_tool_call(
-                        call, root, timeout_s=self._timeout_s, max_findings=self._max_findings
-                    )
+                run = run_tool_call(
+                    call, root, timeout_s=self._timeout_s, max_findings=self._max_findings
                 )
+                if run.error_kind in ENVIRONMENT_ERROR_KINDS:
+                    raise EnvironmentFault(f"{run.error} (a reward needs the tool calls to run)")
+                future.set_result(run)
             except BaseException as err:
                 with self._lock:
                     self._runs.pop(key, None)

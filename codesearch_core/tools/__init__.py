@@ -9,6 +9,8 @@ pass, for synthesis). Imports only the ground floor (`models`, `errors`, `config
 
 from codesearch_core.tools.argv import ArgvError, check_runnable
 from codesearch_core.tools.binaries import (
+    ToolNotFoundError,
+    check_tools,
     rg_path,
     rg_type_names,
     tool_versions,
@@ -57,8 +59,10 @@ __all__ = [
     "XLAM_TOOLS_JSON",
     "ArgvError",
     "Occurrence",
+    "ToolNotFoundError",
     "arguments_schema",
     "check_runnable",
+    "check_tools",
     "openai_tools",
     "parse_plan",
     "parse_tool_call",

@@ -15,7 +15,7 @@ from enum import StrEnum
 from functools import cache
 from pathlib import Path
 
-from codesearch_core.errors import CodesearchError
+from codesearch_core.errors import EnvironmentFault
 
 
 class Binary(StrEnum):
@@ -35,7 +35,7 @@ _INSTALL_HINTS: dict[Binary, str] = {
 }
 
 
-class ToolNotFoundError(CodesearchError):
+class ToolNotFoundError(EnvironmentFault):
     """The executable for a tool cannot be found; the message says where we looked."""
 
 
@@ -64,6 +64,20 @@ def find_binary(binary: Binary) -> str:
             f"{_INSTALL_HINTS[binary]}, or set {env_name} to its path"
         )
     return found
+
+
+def check_tools() -> None:
+    """Raise ToolNotFoundError, naming every missing tool and how to get it, unless both tools
+    are found. Called before a batch of runs (eval, verify, an RL reward): without a tool every
+    run fails the same way, and those failures must not be scored as the calls' own."""
+    problems: list[str] = []
+    for binary in Binary:
+        try:
+            find_binary(binary)
+        except ToolNotFoundError as err:
+            problems.append(str(err))
+    if problems:
+        raise ToolNotFoundError("; ".join(problems))
 
 
 def rg_path() -> str:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Final
 
 from codesearch_core import config
 from codesearch_core.corpora import corpus_root, current_snapshot
-from codesearch_core.errors import CorpusError
-from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
+from codesearch_core.errors import ENVIRONMENT_ERROR_KINDS, CorpusError, EnvironmentFault
+from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S, check_tools
 from codesearch_core.verify.pool import (
     OutcomeStream,
     ProgressCallback,
@@ -108,7 +108,9 @@ def verify_pending(
     unwritten one is `write_interval_s` old (checked when an outcome arrives), and at the end. An
     interruption (Ctrl-C, a stop request) writes what has arrived; a crash loses only the batch
     not yet written. Running again verifies exactly what is still pending (already verified: a
-    no-op). Invalid proposals are recorded with R_parse = 0 and no run. `execute` replaces the
+    no-op). Invalid proposals are recorded with R_parse = 0 and no run. A missing tool is an
+    EnvironmentFault before the first run (or when a run reports one), never a recorded result,
+    and a proposal whose corpus is absent stays pending (`skipped`). `execute` replaces the
     local process pool (`verify_many` with `workers`), e.g. with `verify_many_ray` bound to a
     cluster address.
     """
@@ -165,6 +167,10 @@ def verify_pending(
 
     counts = store.counts()
     total = max(0, counts.proposals - counts.executed)
+    if total and execute is None:
+        # Without a tool every run fails alike; recorded, those failures would be the proposals'.
+        # (A custom `execute` runs elsewhere, with that machine's tools: its outcomes are checked.)
+        check_tools()
     summary = Summary()
     started = time.perf_counter()
     tracker = ProgressTracker(on_progress, total if limit is None else min(total, limit))
@@ -198,6 +204,11 @@ def verify_pending(
     stream = (execute or partial(verify_many, workers=workers))(pending_tasks())
     try:
         for outcome in stream:
+            if outcome.run.error_kind in ENVIRONMENT_ERROR_KINDS:
+                # The machine failed, not the call: the proposal stays pending, the run stops.
+                raise EnvironmentFault(
+                    f"{outcome.run.error} (verification stopped; the results before it are kept)"
+                )
             if not unwritten:
                 oldest_unwritten = time.perf_counter()
             unwritten.append(outcome)

@@ -237,12 +237,16 @@ def test_stored_runs_are_listed_and_deleted(
 def test_vllm_that_cannot_start_is_a_clear_error_and_a_tiny_model_is_evaluated(
     tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
-    from tests.engines.test_engines_vllm import bare_env, run_cli
+    from tests.engines.test_engines_vllm import bare_env, readme_vpy_command, run_cli
 
     model = tiny_model_dir(tmp_path_factory)
     db = tmp_path / "s.duckdb"
-    args = ["eval", "--engine", "vllm", "--model", str(model), "--max-model-len", "2048",
-            "--blueprints", f"tag:{TAG}", "--db", str(db), "--json"]  # fmt: skip
+    # The README's CPU-venv command, with PATH as a user has it (no project .venv/bin: the venv's
+    # own rg and ast-grep run the calls) and vLLM's defaults for logging (INFO, on stderr).
+    command = readme_vpy_command("-m codesearch_core eval --engine vllm --model /tmp/tiny")
+    assert f"tag:{TAG}" in command and "--json" in command
+    args = [str(model) if word == "/tmp/tiny" else word for word in command[1:]]
+    args += ["--db", str(db)]
     # vLLM's `auto` thread binding wants one NUMA node per worker: the engine cannot start.
     proc = run_cli(args, bare_env(VLLM_CPU_OMP_THREADS_BIND="auto"))
     assert proc.returncode == 2
@@ -250,8 +254,40 @@ def test_vllm_that_cannot_start_is_a_clear_error_and_a_tiny_model_is_evaluated(
     assert not db.exists()
     proc = run_cli(args, bare_env())
     assert proc.returncode == 0, proc.stderr[-4000:]
-    summary = json.loads(proc.stdout[proc.stdout.index("{\n") :])
+    # stdout is exactly one JSON document: vLLM's log lines went to stderr
+    summary = json.loads(proc.stdout)
+    assert "INFO" in proc.stderr
     assert summary["overall"]["blueprints"] == len(tagged())
     assert summary["overall"]["answers"] == len(tagged())  # random weights: graded, not good
     (run,) = stored_runs(db)
     assert (run.engine, run.model) == ("vllm", str(model))
+    # every answer with a call was run by the tools, not failed for the machine
+    for item in run.items:
+        for answer in item.answers:
+            assert "not found on PATH" not in (answer.error or ""), answer.error
+
+
+def test_a_missing_tool_or_corpus_stops_eval_before_any_call_and_stores_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from codesearch_core.tools import binaries
+
+    db = tmp_path / "s.duckdb"
+    args = ["eval", "--engine", "mutations", "--blueprints", f"tag:{TAG}", "--db", str(db)]
+    # rg missing, as on a PATH without the project's venv
+    monkeypatch.setenv("CODESEARCH_RG", str(tmp_path / "not-installed"))
+    binaries.clear_caches()
+    try:
+        assert main(args) == 2
+    finally:
+        monkeypatch.delenv("CODESEARCH_RG")
+        binaries.clear_caches()
+    err = capsys.readouterr().err
+    # the reason, said before the engine was asked (no "asking mutations:…" line)
+    assert "CODESEARCH_RG=" in err and "asking" not in err
+    assert not db.exists()
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path / "no-corpora"))
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "not found in" in err and "codesearch corpus add" in err
+    assert not db.exists()

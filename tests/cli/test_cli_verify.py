@@ -147,3 +147,22 @@ def test_ctrl_c_exits_130_without_a_traceback_and_keeps_what_was_written(
         assert store.check_caches() == []
     assert main(["verify", "--db", str(long_run_path), "--workers", workers]) == 0
     assert _executed(long_run_path) == (proposals, proposals)
+
+
+def test_a_missing_tool_stops_verify_before_any_run_and_records_nothing(
+    store_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from codesearch_core.tools import binaries
+
+    monkeypatch.setenv("CODESEARCH_AST_GREP", str(tmp_path / "not-installed"))
+    binaries.clear_caches()
+    try:
+        assert main(["verify", "--db", str(store_path), "--workers", "1"]) == 2
+    finally:
+        monkeypatch.delenv("CODESEARCH_AST_GREP")
+        binaries.clear_caches()
+    assert "CODESEARCH_AST_GREP=" in capsys.readouterr().err
+    assert _executed(store_path)[0] == 0  # no proposal scored for the machine's failure

@@ -16,6 +16,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,9 +36,11 @@ from tests.vllm_support.env import (
     run_in_vllm_env,
     skip_reason,
     tiny_model_dir,
-    vllm_env,
     vllm_python,
+    vllm_tmpdir,
 )
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.vllm,
@@ -307,39 +310,19 @@ def vllm_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     assert python is not None
     port = free_port()
     log = tmp_path_factory.mktemp("vllm-serve") / "server.log"
-    args = [
-        str(python),
-        "-m",
-        "vllm.entrypoints.openai.api_server",
-        "--model",
-        str(tiny_model),
-        "--served-model-name",
-        "tiny",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--max-model-len",
-        "2048",
-        "--dtype",
-        "float32",
-        "--enforce-eager",
-        # The model's tool parser turns its <tool_call> text into `tool_calls`.
-        "--enable-auto-tool-choice",
-        "--tool-call-parser",
-        "hermes",
-        # Compact JSON needs an explicit backend; xgrammar also takes structural tags.
-        "--structured-outputs-config",
-        json.dumps({"backend": "xgrammar", "disable_any_whitespace": True}),
-        # 0 (vLLM's default) aborts the engine at once on SIGTERM and leaks its shared memory.
-        "--shutdown-timeout",
-        "15",
-    ]
+    # The README's server recipe as a user runs it: tp=2 on a CPU machine with no variables set
+    # (vLLM's own defaults do not start there: NUMA binding, then the memory check).
+    command = readme_vpy_command("-m codesearch_core serve-model --model /tmp/tiny")
+    assert command[:2] == ["codesearch_core", "serve-model"] and "--tp" in command
+    swap = {"/tmp/tiny": str(tiny_model), "8000": str(port)}
+    args = [str(python), "-m", *[swap.get(word, word) for word in command]]
+    # for the tests only: the name the engine asks for, and no torch.compile (minutes on a CPU)
+    args += ["--", "--served-model-name", "tiny", "--enforce-eager"]
     with log.open("w") as out:
         proc = subprocess.Popen(
             args,
-            env=vllm_env(),
-            cwd=str(Path(__file__).resolve().parents[2]),
+            env=bare_env(),
+            cwd=str(REPO),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -420,12 +403,23 @@ def test_openai_engine_against_vllm_serve_with_the_schema_enforced(
         assert all(p.repairs == () or "control" in " ".join(p.repairs) for p in proposals)
 
 
+def user_path() -> str:
+    """PATH as a user's shell has it: without the project's .venv/bin, which `uv run pytest` puts
+    first (and which holds rg and ast-grep: a command that needs them must find its own)."""
+    venv_bins = {str(Path(sys.executable).parent), str(REPO / ".venv" / "bin")}
+    entries = os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+    return os.pathsep.join(e for e in entries if e.rstrip("/") not in venv_bins)
+
+
 def bare_env(**extra: str) -> dict[str, str]:
-    """What a user's shell has: no vLLM variables, the repository on PYTHONPATH (as the README says)."""
+    """What a user's shell has: no vLLM variables, the repository on PYTHONPATH (as the README
+    says), the user's PATH; TMPDIR only so that vLLM's rendezvous files (`vllm_dist_*`, which it
+    never removes) land in a folder the test session removes."""
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": user_path(),
         "HOME": os.environ.get("HOME", "/root"),
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        "PYTHONPATH": str(REPO),
+        "TMPDIR": vllm_tmpdir(),
         **extra,
     }
 
@@ -450,18 +444,20 @@ def run_cli(
 UNCLEAN = ("force kill", "SIGKILL", "leaked shared_memory", "Traceback")
 
 
-def readme_cpu_command() -> list[str]:
-    """The README's command for the tiny model on a CPU machine, as arguments after `-m`."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    lines = [
-        line.strip()
-        for line in readme.splitlines()
-        if "-m codesearch_core propose --engine vllm --model /tmp/tiny" in line
-    ]
+def readme_vpy_command(marker: str) -> list[str]:
+    """The models page's one command (in the vLLM venv) holding `marker`, as arguments after `-m`
+    (docs/vllm.md, where the README sends a user who runs a model)."""
+    readme = (REPO / "docs" / "vllm.md").read_text(encoding="utf-8")
+    lines = [line.strip() for line in readme.splitlines() if marker in line]
     assert len(lines) == 1, lines
-    words = lines[0].split()
+    words = lines[0].split("#")[0].split()
     assert words[:3] == ["PYTHONPATH=.", "$VPY", "-m"], words  # no other variables
     return words[3:]
+
+
+def readme_cpu_command() -> list[str]:
+    """The README's command for the tiny model on a CPU machine, as arguments after `-m`."""
+    return readme_vpy_command("-m codesearch_core propose --engine vllm --model /tmp/tiny")
 
 
 def test_the_readmes_cpu_command_runs_every_seed_with_tp_2_on_2_cores_and_exits_cleanly(
@@ -492,7 +488,9 @@ def test_the_readmes_cpu_command_runs_every_seed_with_tp_2_on_2_cores_and_exits_
     generated = [r for r in rows if r["raw_text"]]
     assert generated and all(r["prompt_tokens"] < 2048 for r in generated)
     assert_valid_or_cut(generated, require_valid=False)
-    assert f"{len(seeds)} proposals (" in proc.stdout
+    # stdout is the summary alone: vLLM's log lines go to stderr
+    assert proc.stdout.strip().startswith(f"{len(seeds)} proposals ("), proc.stdout[:2000]
+    assert len(proc.stdout.strip().splitlines()) == 1, proc.stdout[:2000]
     if too_long:
         assert f"{len(too_long)} of them got no answer from the model" in proc.stderr
     assert f"{len(seeds)}/{len(seeds)} blueprints" in proc.stderr
@@ -501,7 +499,7 @@ def test_the_readmes_cpu_command_runs_every_seed_with_tp_2_on_2_cores_and_exits_
     assert "note: CPU: KV cache" in proc.stderr
     assert "note: max model length 2048, the model's own limit" in proc.stderr
     # a clean exit: the engine was shut down in time, nothing force-killed, no shared memory
-    # leaked (vLLM logs its shutdown on stdout, Python's warnings go to stderr)
+    # leaked
     assert "[shutdown] MPClient: complete" in proc.stdout + proc.stderr
     for stream in (proc.stdout, proc.stderr):
         for bad in UNCLEAN:
@@ -522,3 +520,107 @@ def test_a_failing_engine_start_shows_the_engine_processs_own_error(
     assert "Not enough allowed NUMA nodes" in last, proc.stderr[-4000:]
     assert "set VLLM_CPU_OMP_THREADS_BIND to one core list per worker" in last
     assert "usual suspects" not in last
+
+
+# --- Ctrl-C during start-up ----------------------------------------------------------------------
+
+
+def session_processes(sid: int) -> dict[int, str]:
+    """Live processes of a session (pid -> command line), zombies left out."""
+    found: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def mapped_shared_memory(pids: Iterator[int]) -> set[str]:
+    """The /dev/shm/psm_* segments these processes have mapped (vLLM's message queues)."""
+    names: set[str] = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        names.update(m.group(0) for m in re.finditer(r"/dev/shm/psm_\w+", maps))
+    return names
+
+
+def wait_for(condition: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.25)
+    return bool(condition())
+
+
+#: When the Ctrl-C comes: the engine process importing vLLM (the window where vLLM 0.32 swallowed
+#: the KeyboardInterrupt and then waited 600 s for it), the tensor-parallel workers starting, and
+#: the workers loading and warming up the model (or generating, on a fast machine).
+CTRL_C_MOMENTS = (("engine", 1.0), ("workers", 1.0), ("workers", 12.0))
+
+
+@pytest.mark.parametrize(("stage", "after_s"), CTRL_C_MOMENTS)
+def test_ctrl_c_at_any_moment_of_start_up_exits_130_and_leaves_nothing(
+    tiny_model: Path, tmp_path: Path, stage: str, after_s: float
+) -> None:
+    python = vllm_python()
+    assert python is not None
+    err = tmp_path / "stderr.txt"
+    args = ["propose", "--engine", "vllm", "--model", str(tiny_model), "--tp", "2",
+            "--ids", *[b.id for b in load_seed_blueprints()[:2]], "--out", str(tmp_path / "p.jsonl")]  # fmt: skip
+    with err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [str(python), "-m", "codesearch_core", *args],
+            env=bare_env(),
+            cwd=str(REPO),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+        )
+    try:
+        # vLLM's processes besides the command (they rename themselves VLLM::EngineCore,
+        # VLLM::Worker_TP0…) and multiprocessing's resource tracker
+        def spawned() -> dict[int, str]:
+            return {
+                pid: cmd
+                for pid, cmd in session_processes(proc.pid).items()
+                if "resource_tracker" not in cmd and pid != proc.pid
+            }
+
+        shm: set[str] = set()
+
+        def reached() -> bool:
+            shm.update(mapped_shared_memory(iter(session_processes(proc.pid))))
+            return len(spawned()) >= (1 if stage == "engine" else 3) or proc.poll() is not None
+
+        assert wait_for(reached, 400), err.read_text()[-3000:]
+        assert proc.poll() is None, f"ended before the Ctrl-C:\n{err.read_text()[-3000:]}"
+        wait_for(lambda: bool(shm.update(mapped_shared_memory(iter(spawned())))), after_s)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        sent = time.monotonic()
+        # A hang check, not a speed one: before the fix it waited 600 s (VLLM_ENGINE_READY_TIMEOUT_S).
+        rc = proc.wait(timeout=90)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = err.read_text(errors="replace")
+    assert rc == 130, (rc, took, log[-4000:])
+    assert log.rstrip().endswith("interrupted"), log[-2000:]
+    # no process of the command's session is left, and none of its shared memory (the resource
+    # tracker, the last to go, unlinks what the engine processes did not)
+    assert wait_for(lambda: not session_processes(proc.pid), 20), session_processes(proc.pid)
+    assert wait_for(lambda: not any(Path(name).exists() for name in shm), 20), shm
+    print(f"Ctrl-C at {stage}+{after_s}s: exit 130 after {took:.1f}s, shm seen {len(shm)}")

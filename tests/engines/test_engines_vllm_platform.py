@@ -6,8 +6,11 @@ No vLLM needed: these are the decisions; `test_engines_vllm.py` runs them on the
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -16,6 +19,7 @@ from codesearch_core.engines.vllm_platform import (
     CPU_KV_CACHE_GIB,
     PlatformDefaults,
     StderrTail,
+    interrupts_reach_main_thread,
     load_error_message,
     platform_defaults,
     resolve_dtype,
@@ -121,3 +125,36 @@ def test_a_max_model_len_above_the_models_own_says_to_lower_it() -> None:
     )
     message = load_error_message("m", 2, err)
     assert message.endswith("give --max-model-len at most the model's own limit (named above)")
+
+
+def test_a_sigint_that_lands_in_another_thread_interrupts_the_main_threads_c_call() -> None:
+    # vLLM's start-up: the main thread waits in C (here a read of a pipe nobody writes) while the
+    # Ctrl-C is delivered to another thread (here one that sends SIGINT to itself). Python notes
+    # it there, and without help the main thread only sees it once the read returns: the
+    # fallback write, 30 s on, would then come first.
+    read_fd, write_fd = os.pipe()
+    fell_back = threading.Event()
+
+    def write_after_all() -> None:
+        fell_back.set()
+        os.write(write_fd, b"x")
+
+    fallback = threading.Timer(30, write_after_all)
+    fallback.start()
+
+    def ctrl_c_in_this_thread() -> None:
+        time.sleep(0.5)  # the main thread is in the read by then
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    try:
+        with interrupts_reach_main_thread():
+            threading.Thread(target=ctrl_c_in_this_thread).start()
+            with pytest.raises(KeyboardInterrupt):
+                os.read(read_fd, 1)
+        assert not fell_back.is_set()  # the interrupt came first, not the fallback's byte
+    finally:
+        fallback.cancel()
+        os.close(read_fd)
+        os.close(write_fd)
+    # outside the block the handler is Python's own again
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

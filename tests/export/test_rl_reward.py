@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +222,38 @@ def test_runs_are_cached_by_the_corpus_snapshot_so_edited_bytes_are_run_again(
         # Within its time-to-live the snapshot is not looked at again.
         assert trusting(completions=[text], blueprint_id=[bp.id]) == [1.0]
         assert trusting.stats["runs"] == 1
+
+
+def test_a_machine_that_cannot_run_calls_raises_instead_of_scoring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codesearch_core.errors import CorpusError, EnvironmentFault
+    from codesearch_core.tools import ToolNotFoundError, binaries
+
+    bp = seed_blueprints()[0]
+    # Built without a tool: refused before any training step.
+    monkeypatch.setenv("CODESEARCH_RG", str(tmp_path / "not-installed"))
+    binaries.clear_caches()
+    try:
+        with pytest.raises(ToolNotFoundError, match="CODESEARCH_RG"):
+            CodeSearchReward([bp])
+    finally:
+        monkeypatch.delenv("CODESEARCH_RG")
+        binaries.clear_caches()
+    # A blueprint whose corpus is not on this machine: refused too.
+    with pytest.raises(CorpusError, match="nowhere"):
+        CodeSearchReward([replace(bp, corpus="nowhere")])
+    # The tools gone after it was built (mid-training): the call raises, no 0.0 is handed back.
+    with CodeSearchReward([bp], workers=1) as fn:
+        for variable in ("CODESEARCH_RG", "CODESEARCH_AST_GREP"):
+            monkeypatch.setenv(variable, str(tmp_path / "not-installed"))
+        binaries.clear_caches()
+        try:
+            with pytest.raises(EnvironmentFault, match="not-installed"):
+                fn(prompts=["p"], completions=[_hermes(bp.reference_call)], blueprint_id=[bp.id])
+        finally:
+            for variable in ("CODESEARCH_RG", "CODESEARCH_AST_GREP"):
+                monkeypatch.delenv(variable)
+            binaries.clear_caches()
+        # nothing of the failed run was cached: with the tools back, the call scores
+        assert fn(completions=[_hermes(bp.reference_call)], blueprint_id=[bp.id]) == [1.0]

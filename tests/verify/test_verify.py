@@ -383,3 +383,25 @@ def test_editing_a_blueprints_expected_findings_regrades_its_proposals_only(
         assert after is not None and after.grade is not None
         assert after.grade.n_expected == 1 and after.grade.span_precision < 1.0
         assert store.check_caches() == []
+
+
+def test_a_run_without_its_tool_stops_verification_instead_of_being_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codesearch_core.errors import EnvironmentFault
+    from codesearch_core.tools import binaries
+
+    blueprints, proposals = seed_proposals(mutations_per_blueprint=1)
+    store = make_store(tmp_path / "s.duckdb", blueprints[:3], proposals[:3])
+    # The tool is gone on the machine that runs the calls (a custom `execute`, as Ray's, skips
+    # the local check): the first outcome that says so stops the run.
+    monkeypatch.setenv("CODESEARCH_RG", str(tmp_path / "not-installed"))
+    monkeypatch.setenv("CODESEARCH_AST_GREP", str(tmp_path / "not-installed"))
+    binaries.clear_caches()
+    try:
+        with pytest.raises(EnvironmentFault, match="not-installed"):
+            verify_pending(store, execute=lambda tasks: verify_many(tasks, workers=1))
+    finally:
+        binaries.clear_caches()
+    assert store.counts().executed == 0
+    store.close()

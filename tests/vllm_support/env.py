@@ -23,6 +23,7 @@ Typical use in a test module::
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -40,6 +41,19 @@ STAMP_NAME = ".ready"  # written by .ci/vllm_venv.sh as its last step
 
 # Variables of the calling (main) venv that must not leak into the vLLM venv.
 _DROP_VARS = ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "PYTHONSTARTUP", "UV_PROJECT_ENVIRONMENT")
+
+
+_TMPDIR: list[str] = []
+
+
+def vllm_tmpdir() -> str:
+    """A temporary folder for vLLM's child processes (their TMPDIR), removed when this process
+    exits: vLLM leaves a `vllm_dist_<hex>` rendezvous file in the temp folder of every engine
+    with workers, and a test session would otherwise leave them in /tmp."""
+    if not _TMPDIR:
+        _TMPDIR.append(tempfile.mkdtemp(prefix="codesearch-vllm-"))
+        atexit.register(shutil.rmtree, _TMPDIR[0], True)
+    return _TMPDIR[0]
 
 
 def vllm_venv_dir() -> Path:
@@ -100,6 +114,7 @@ def vllm_env(
       core (and for tp=1 the model) runs in the calling process. Engine start
       ~3 s instead of ~20 s for tp=1; do NOT use it for tp=2 (slower there).
     * VLLM_LOGGING_LEVEL=WARNING unless the caller sets it.
+    * TMPDIR = ``vllm_tmpdir()``: vLLM's `vllm_dist_*` files go there, removed at exit.
     ``env_extra`` is applied last and wins.
     """
     env = {k: v for k, v in os.environ.items() if k not in _DROP_VARS}
@@ -120,6 +135,7 @@ def vllm_env(
             "DO_NOT_TRACK": "1",
             "VLLM_CPU_KVCACHE_SPACE": "1",
             "VLLM_CPU_OMP_THREADS_BIND": omp_threads_bind(tensor_parallel_size),
+            "TMPDIR": vllm_tmpdir(),
         }
     )
     env.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
