@@ -143,3 +143,28 @@ def test_tasks_whose_corpus_is_missing_are_named_and_left_out(
     err = capsys.readouterr().err
     assert "task(s) left out: their corpus is not here" in err
     assert "no task of seeds has its corpus here" in err
+
+
+@pytest.mark.parametrize("command", [["eval", "--agent"], ["rollouts"]])
+def test_a_missing_tool_stops_agent_episodes_before_the_first(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    from codesearch_core.tools import binaries
+
+    db = tmp_path / "s.duckdb"
+    monkeypatch.setenv("CODESEARCH_RG", str(tmp_path / "not-installed"))  # rg missing
+    binaries.clear_caches()
+    try:
+        assert (
+            main([*command, "--engine", "reference", "--blueprints", "tag:plan", "--db", str(db)])
+            == 2
+        )
+    finally:
+        monkeypatch.delenv("CODESEARCH_RG")
+        binaries.clear_caches()
+    err = capsys.readouterr().err
+    assert "CODESEARCH_RG=" in err and "playing" not in err
+    assert not db.exists()
