@@ -265,7 +265,7 @@ class VllmEngine:
         }
         started = time.perf_counter()
         todo = [i for i in range(len(batch)) if i not in failed]
-        outputs = self._chat(conversations, todo, params, chat, failed)
+        outputs = self.chat_batch(conversations, todo, params, chat, failed)
         # Everything in a batch arrives together: each proposal waited the whole batch.
         latency = time.perf_counter() - started
         proposals: list[Proposal] = []
@@ -304,7 +304,7 @@ class VllmEngine:
             )
         return proposals
 
-    def _chat(
+    def chat_batch(
         self,
         conversations: list[list[Message]],
         todo: list[int],
@@ -312,7 +312,8 @@ class VllmEngine:
         chat: dict[str, Any],
         failed: dict[int, str],
     ) -> dict[int, Any]:
-        """`LLM.chat`'s outputs for the conversations `todo` names, by index. Should vLLM refuse a
+        """`LLM.chat`'s outputs for the conversations `todo` names, by index (`propose`, and the
+        gym's chat policy, which batches the turns of many episodes through it). Should vLLM refuse a
         request the length check let through, each is asked alone, and a refused one goes into
         `failed` (vLLM withdraws a refused batch's requests)."""
         if not todo:
@@ -328,7 +329,7 @@ class VllmEngine:
             return {
                 i: output
                 for one in todo
-                for i, output in self._chat(conversations, [one], params, chat, failed).items()
+                for i, output in self.chat_batch(conversations, [one], params, chat, failed).items()
             }
         except Exception as err:  # vLLM raises many types; all mean "this batch failed"
             raise EngineError(f"vLLM generation failed: {type(err).__name__}: {err}") from err

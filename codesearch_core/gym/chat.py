@@ -274,9 +274,9 @@ class VllmChat:
         if self.tool_format.template_tools:
             chat["tools"] = batch[0].tools  # every episode has the same four (`gym_tools`)
         failed: dict[int, str] = {}
-        # The engine's own batch call (`VllmEngine._chat`): one `LLM.chat` for the batch, and a
+        # The engine's own batch call (`VllmEngine.chat_batch`): one `LLM.chat` for the batch, and a
         # request vLLM refuses (a conversation grown past the context) fails alone, into `failed`.
-        outputs = self.engine._chat(
+        outputs = self.engine.chat_batch(
             [r.conversation for r in batch],
             list(range(len(batch))),
             self._sampling_params(),

@@ -161,7 +161,7 @@ class ScriptedVllm:
     def chat_arguments(self) -> dict[str, Any]:
         return {"tools": ["the engine's two single-call tools"]}
 
-    def _chat(self, conversations: list[Any], todo: list[int], params: Any,
+    def chat_batch(self, conversations: list[Any], todo: list[int], params: Any,
               chat: dict[str, Any], failed: dict[int, str]) -> dict[int, Any]:  # fmt: skip
         if self.broken:
             raise EngineError("vLLM generation failed: RuntimeError: the engine core died")
