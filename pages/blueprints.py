@@ -200,10 +200,12 @@ with st.container(border=True):
         f"bp_call:{v}", draft.call or None, default_language=draft.language or None
     )
     run_col, info_col = st.columns([1, 4])
-    if run_col.button(
-        "Run it", icon=":material/play_arrow:", disabled=form.parsed is None, key="bp_run",
-        type="primary",
-    ) and form.parsed is not None:  # fmt: skip
+    # Never greyed by the form (see `explain_not_runnable`): the click commits what was typed.
+    run_clicked = run_col.button("Run it", icon=":material/play_arrow:", key="bp_run",
+                                 type="primary")  # fmt: skip
+    if run_clicked and form.parsed is None:
+        _call_editor.explain_not_runnable(form)
+    elif run_clicked and form.parsed is not None:
         with _shared.shown_errors("The call cannot run: "):
             result = run_tool_call(
                 form.parsed, corpora.corpus_root(bp_corpus),

@@ -67,11 +67,11 @@ with st.container(border=True):
         default_language=corpora.main_language(files),  # the list above: no second walk
     )
     run_col, draft_col, _ = st.columns([1, 2, 4])
-    clicked = run_col.button(
-        "Run", type="primary", icon=":material/play_arrow:", disabled=form.parsed is None,
-        key="adhoc_run",
-    )  # fmt: skip
-    if clicked and form.parsed is not None:
+    # Never greyed by the form (see `explain_not_runnable`): the click commits what was typed.
+    clicked = run_col.button("Run", type="primary", icon=":material/play_arrow:", key="adhoc_run")
+    if clicked and form.parsed is None:
+        _call_editor.explain_not_runnable(form)
+    elif clicked and form.parsed is not None:
         with _shared.shown_errors("The call cannot run: "), st.spinner("Searching…"):
             result = run_tool_call(
                 form.parsed,

@@ -172,9 +172,8 @@ def _run_now(item: ReviewItem) -> None:
         st.session_state[FLASH] = ("error", str(err))
 
 
-def _rerun_edited(item: ReviewItem) -> None:
-    form = st.session_state.get("review_edit:result")
-    if form is None or form.parsed is None:
+def _rerun_edited(item: ReviewItem, form: studio.FormResult) -> None:
+    if form.parsed is None:
         st.session_state[FLASH] = ("error", "Fix the edited call before running it.")
         return
     try:
@@ -368,10 +367,12 @@ def _card() -> None:
         st.caption("The edited call is stored as a new proposal (its parent is this one), executed "
                    "and graded; the card then shows it so you can accept it.")  # fmt: skip
         result = _call_editor.call_editor("review_edit", prop_call or ref_call)
-        st.session_state["review_edit:result"] = result
-        st.button("Run the edited call", icon=":material/play_arrow:",
-                  disabled=result.parsed is None or not who, on_click=_rerun_edited,
-                  args=(item,), key="rerun_edited")  # fmt: skip
+        # Read in the script, not in an on_click callback: a callback runs before the editor
+        # and would see the call as it was before the last keystrokes (issue 29).
+        if st.button("Run the edited call", icon=":material/play_arrow:", disabled=not who,
+                     key="rerun_edited"):  # fmt: skip
+            _rerun_edited(item, result)
+            st.rerun()
     with st.expander("History and raw output", icon=":material/history:"):
         if item.history:
             st.dataframe(
