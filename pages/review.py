@@ -31,6 +31,7 @@ CURRENT = "review_current"  # the proposal id on the card
 FLASH = "review_flash"  # a message for the next render of the card: (kind, text)
 UNDONE = "review_undone"  # the item an undo put back on the card: shown even if others settled it
 ANY = "any"
+ADDRESSED = "review_addressed"  # the item the page last put in the address
 
 store = _shared.get_store()
 st.title("Review")
@@ -45,8 +46,12 @@ if any(k in st.query_params for k in studio.FILTER_PARAMS):
     filters = studio.filters_from_params(st.query_params.to_dict(), who)
 else:
     filters = st.session_state.get(_shared.REVIEW_FILTERS) or QueueFilters()
-if st.query_params.get(studio.ITEM_PARAM) and CURRENT not in st.session_state:
-    st.session_state[CURRENT] = st.query_params[studio.ITEM_PARAM]
+addressed = st.query_params.get(studio.ITEM_PARAM)
+if addressed and addressed != st.session_state.get(ADDRESSED):
+    # The address names another item than the page last put there: a link, a reload, or the
+    # browser's Back or Forward (issue 29). It wins, and the item is shown as it is, decided or
+    # not (Back shows the item just decided, with its decision; nothing is decided again).
+    st.session_state[CURRENT] = st.session_state[UNDONE] = addressed
 if st.session_state.get("rf:applied") != filters:
     # Filters set elsewhere (an Overview chart) are loaded into the widgets once.
     st.session_state.update(
@@ -269,6 +274,7 @@ def _card() -> None:
         st.session_state[CURRENT] = item_id
         item = store.review_item(item_id) if item_id else None
     _shared.sync_params({studio.ITEM_PARAM: item.proposal.id if item else None})
+    st.session_state[ADDRESSED] = item.proposal.id if item else None
     undoable = store.last_undoable(who) if who else None
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")

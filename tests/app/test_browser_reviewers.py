@@ -6,6 +6,7 @@ reviewer name so the tests do not lean on each other's state.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from browser_support import (
@@ -19,6 +20,13 @@ from browser_support import (
 )
 from playwright.sync_api import Browser, Page, expect
 
+from codesearch_core import ingest, studio
+from codesearch_core.engines.mutations import MutationEngine
+from codesearch_core.store import Store
+from codesearch_core.store.types import BlueprintFilters
+from codesearch_core.synthesis import TemplateWriter, synthesize
+from codesearch_core.verify.pending import verify_pending
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(
@@ -29,9 +37,29 @@ pytestmark = [
 ]
 
 
+#: The store the server starts with: the shipped seeds, two mutation proposals on each of the first
+#: blueprints (executed and graded; one of them fails), and three synthesized drafts.
+SEEDED: dict[str, list[str]] = {}
+
+
+def _seed(db: Path) -> None:
+    with Store(db) as store:
+        ingest.ensure_seeded(store)
+        blueprints = studio.all_blueprints(store, BlueprintFilters(), limit=1000)[:6]
+        studio.propose_into_store(store, MutationEngine(), blueprints, n=2)
+        verify_pending(store, workers=1)
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=3)
+        items = [store.review_item(i.proposal_id) for i in store.review_queue(limit=50).items]
+        SEEDED["drafts"] = list(report.draft_ids)
+        SEEDED["failed"] = [
+            i.proposal.id for i in items if i and i.execution and not i.execution.ok
+        ]
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
     tmp = tmp_path_factory.mktemp("studio")
+    _seed(tmp / "studio.duckdb")
     starts = start_studio_fixture(tmp)
     start = next(starts)
     yield start()
@@ -68,3 +96,80 @@ def test_typing_a_pattern_and_clicking_run_it_runs_it_in_the_blueprints_editor(
     settle(page)
     _type_pattern_and_click(page, "def ", "Run it")
     expect(page.get_by_text("findings in").first).to_be_visible(timeout=UI_TIMEOUT_MS)
+
+
+def test_the_drafts_queue_takes_a_and_x_says_what_it_did_and_is_in_the_address(
+    server: Studio, browser: Browser
+) -> None:
+    page = open_page(browser, f"{server.url}/review?reviewer=dee")
+    page.locator('[data-testid="stButtonGroup"]').get_by_text("Drafts (3)").click()
+    settle(page)
+    assert "queue=drafts" in page.url  # a reload or a link keeps the queue
+    page.get_by_text("Draft 1 of 3 · 3 pending").wait_for()
+    page.get_by_text("Keys: A accept · X reject").wait_for()
+    page.locator("body").press("a")  # the key, not a click: as a reviewer does
+    page.get_by_text("Accepted: blueprint").wait_for()
+    page.get_by_text("Draft 2 of 3 · 2 pending").wait_for()
+    page.locator("body").press("x")
+    page.get_by_text(f"Rejected draft {SEEDED['drafts'][1]}.").wait_for()
+    page.get_by_text("Draft 3 of 3 · 1 pending").wait_for()
+    page.reload()
+    settle(page)
+    page.get_by_text("Draft 3 of 3 · 1 pending").wait_for()  # the address brought it back
+
+
+def test_a_failed_run_says_in_view_why_it_cannot_be_accepted(
+    server: Studio, browser: Browser
+) -> None:
+    failed = SEEDED["failed"][0]
+    page = open_page(browser, f"{server.url}/review?reviewer=eve&item={failed}")
+    accept = page.get_by_role("button", name="Accept")
+    accept.wait_for()
+    settle(page)
+    expect(accept).to_be_disabled()
+    page.locator("body").press("a")
+    why = page.get_by_text("Its run failed: only a call that ran without an error can be accepted")
+    expect(why).to_be_visible()
+    # In view next to the greyed button, not in a tooltip nor a screen away.
+    button_box, why_box = accept.bounding_box(), why.bounding_box()
+    assert button_box is not None and why_box is not None
+    assert abs(why_box["y"] - button_box["y"]) < 120
+
+
+def _heading(page: Page) -> str:
+    """The card's heading, once its buttons take keys (a key pressed sooner is lost)."""
+    expect(page.get_by_role("button", name="Reject")).to_be_enabled()
+    settle(page)
+    return str(page.locator("h4").first.inner_text())
+
+
+def test_back_and_forward_walk_between_pages_and_review_items_without_deciding_again(
+    server: Studio, browser: Browser
+) -> None:
+    page = open_page(browser, f"{server.url}/?reviewer=fay")
+    page.get_by_role("link", name="Review").click()
+    page.get_by_text("Item 1 of").wait_for()
+    first = _heading(page)
+    first_url = page.url
+    page.locator("body").press("x")  # reject the first item: the card moves on
+    page.get_by_text("Item 2 of").wait_for()
+    second = _heading(page)
+    assert "item=" in page.url and page.url != first_url
+
+    page.go_back()  # the item before, as it was left: decided once, not again
+    page.get_by_text("Item 1 of").wait_for()
+    assert _heading(page) == second.replace("Item 2 of", "Item 1 of")
+    page.get_by_text("Reviews: fay reject").wait_for()
+    page.go_forward()
+    page.get_by_text("Item 2 of").wait_for()
+    assert _heading(page) == second
+
+    page.go_back()
+    page.get_by_text("Item 1 of").wait_for()
+    settle(page)  # a person sees the item before pressing Back again
+    page.go_back()  # and the page before the Review page
+    page.get_by_role("heading", name="Overview").wait_for()
+    settle(page)
+    page.go_forward()
+    page.get_by_text("Item 1 of").wait_for()
+    assert _heading(page) == second.replace("Item 2 of", "Item 1 of") != first
