@@ -173,3 +173,46 @@ def test_back_and_forward_walk_between_pages_and_review_items_without_deciding_a
     page.go_forward()
     page.get_by_text("Item 1 of").wait_for()
     assert _heading(page) == second.replace("Item 2 of", "Item 1 of") != first
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the walks leave screenshots for a person to look at (under pytest's temp folder, not
+    docs/: they are not compared, and a test run should not change the tree)."""
+    return tmp_path_factory.mktemp("issue29-shots")
+
+
+def _clipped(page: Page, selector: str) -> list[str]:
+    """The texts of the visible elements under `selector` (and the matches themselves) whose
+    content does not fit in them: cut off, or scrolled sideways inside the control."""
+    return list(
+        page.evaluate(
+            """(sel) => [...document.querySelectorAll(sel)]
+                .flatMap(g => [g, ...g.querySelectorAll('*')])
+                .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+                .map(e => e.innerText)""",
+            selector,
+        )
+    )
+
+
+def test_a_new_blueprint_form_is_quiet_and_its_difficulty_fits_at_1440(
+    server: Studio, browser: Browser, shots: Path
+) -> None:
+    page = open_page(browser, f"{server.url}/blueprints?reviewer=gus")
+    page.get_by_role("button", name="New blueprint").click()
+    hard = page.locator('[data-testid="stButtonGroup"]').get_by_text("hard", exact=True)
+    page.get_by_text("Reference call").scroll_into_view_if_needed()
+    settle(page)
+    page.screenshot(path=str(shots / "blueprint-new-1440.png"))
+    expect(hard).to_be_visible()
+    assert not page.get_by_text("The intent must not be empty").is_visible()
+    assert _clipped(page, '[data-testid="stButtonGroup"]') == []
+    # Emptied by the author, the intent does say so.
+    intent = page.get_by_label("Intent")
+    intent.fill("Find the handlers")
+    intent.press("Tab")
+    settle(page)
+    intent.fill("")
+    intent.press("Tab")
+    expect(page.get_by_text("The intent must not be empty")).to_be_visible()
