@@ -216,3 +216,28 @@ def test_a_new_blueprint_form_is_quiet_and_its_difficulty_fits_at_1440(
     intent.fill("")
     intent.press("Tab")
     expect(page.get_by_text("The intent must not be empty")).to_be_visible()
+
+
+def test_export_counts_before_writing_says_where_and_keeps_write_in_reach(
+    server: Studio, browser: Browser, shots: Path
+) -> None:
+    page = open_page(browser, f"{server.url}/export?reviewer=hal")
+    page.get_by_role(
+        "combobox", name="Format"
+    ).click()  # a preference format: pairs are only known when built
+    page.get_by_role("option", name="hf-preference", exact=False).first.click()
+    settle(page)
+    page.get_by_text("Record 1").wait_for()
+    page.get_by_text("Will be written to").wait_for()
+    assert "hf-preference.jsonl" in page.get_by_text("Will be written to").inner_text()
+    # Write sits below a collapsed preview: within a couple of screens, not 9,000 px down.
+    top = page.evaluate(
+        """() => [...document.querySelectorAll('button')].find(b => b.innerText.includes('Write'))
+                 .getBoundingClientRect().top + document.querySelector('[data-testid="stMain"]').scrollTop"""
+    )
+    assert top < 2500, top
+    page.get_by_role("button", name="Count the pairs").click()
+    page.locator('[data-testid="stMetric"]', has_text="Pairs").wait_for()
+    value = page.locator('[data-testid="stMetric"]', has_text="Pairs").inner_text()
+    assert any(ch.isdigit() for ch in value.split("Pairs", 1)[1]), value
+    page.screenshot(path=str(shots / "export-1440.png"), full_page=True)
