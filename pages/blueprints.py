@@ -89,7 +89,9 @@ with st.container(border=True):
         ],
         columns=[*TABLE_COLUMNS],
     )
-    st.caption(f"{first.total} blueprints match · select rows to edit one or propose for several")
+    st.caption(
+        f"{studio.plural(first.total, 'blueprint')} match · select rows to edit one or propose for several"
+    )
     picked = st.dataframe(
         table,
         hide_index=True,

@@ -241,3 +241,22 @@ def test_export_counts_before_writing_says_where_and_keeps_write_in_reach(
     value = page.locator('[data-testid="stMetric"]', has_text="Pairs").inner_text()
     assert any(ch.isdigit() for ch in value.split("Pairs", 1)[1]), value
     page.screenshot(path=str(shots / "export-1440.png"), full_page=True)
+
+
+def test_the_corpus_page_says_sizes_and_refusals_in_a_page_users_words(
+    server: Studio, browser: Browser
+) -> None:
+    page = open_page(browser, f"{server.url}/corpus?reviewer=ivy")
+    page.get_by_text("Add a corpus").click()
+    page.get_by_text("(CODESEARCH_CORPUS_MAX_BYTES)").wait_for()
+    limit = page.get_by_text("(CODESEARCH_CORPUS_MAX_BYTES)").inner_text()
+    assert "GiB" in limit and "bytes (" not in limit, limit  # not 2,147,483,648 bytes
+    page.get_by_label("Name").fill("click")
+    page.get_by_label("Source").fill("pypi:click==8.1.7")
+    page.get_by_role("button", name="Add").click()
+    refusal = page.get_by_text("exists already")
+    expect(refusal).to_be_visible()
+    assert "--replace" not in refusal.inner_text()
+    assert "Replace a corpus of that name" in refusal.inner_text()
+    # The ripgrep form spells PCRE2 as its project does.
+    expect(page.get_by_text("PCRE2", exact=True)).to_be_visible()
