@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import streamlit as st
 
-from pages import _shared
+from pages import _layout, _shared
 
 #: The queue on the card, in the address (`?queue=drafts`): a reload, a link or Back keeps it.
 QUEUE_PARAM: Final = "queue"
@@ -69,7 +69,9 @@ def action_row(
     why a greyed button is greyed (`blocked`, markdown) and the key hints; returns which buttons
     were clicked this run, by key."""
     widths = [c.width for c in choices] + [2.6] + ([2.2] if extra else [])
-    columns = st.columns(widths, vertical_alignment="center")
+    # Keyed, so a narrow window wraps the row instead of cutting "Reject" to "rejec" (_layout).
+    st.html(_layout.ACTION_ROW_CSS)
+    columns = st.container(key=_layout.ACTION_ROW_KEY).columns(widths, vertical_alignment="center")
     clicked: dict[str, bool] = {}
     for column, c in zip(columns, choices, strict=False):
         clicked[c.key] = column.button(

@@ -260,3 +260,20 @@ def test_the_corpus_page_says_sizes_and_refusals_in_a_page_users_words(
     assert "Replace a corpus of that name" in refusal.inner_text()
     # The ripgrep form spells PCRE2 as its project does.
     expect(page.get_by_text("PCRE2", exact=True)).to_be_visible()
+
+
+def test_at_900_px_the_sidebar_folds_and_the_card_action_row_fits(
+    server: Studio, browser: Browser, shots: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 900, "height": 1000})
+    page.set_default_timeout(UI_TIMEOUT_MS)
+    page.goto(f"{server.url}/review?reviewer=jon")
+    page.get_by_text("Item 1 of").wait_for()
+    expect(page.get_by_role("button", name="Reject")).to_be_enabled()
+    settle(page)
+    page.screenshot(path=str(shots / "review-900.png"))
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    box = sidebar.bounding_box()
+    assert box is None or box["x"] + box["width"] <= 1, box  # folded away, not a third
+    row = '[data-testid="stHorizontalBlock"]:has(button[kind="primary"])'
+    assert _clipped(page, row) == []
