@@ -7,10 +7,13 @@ helpers they share (cached store and engines, sidebar, error display) live in `p
 import streamlit as st
 
 from codesearch_core.errors import CodesearchError
-from pages import _identity, _shared
+from pages import _history, _identity, _layout, _shared
 
 st.set_page_config(page_title="codesearch-gym studio", page_icon="🔎", layout="wide")
 
+# Before anything writes the address: that only filling the address in is no new Back step.
+_history.keep_back_meaningful()
+_layout.fold_sidebar_when_narrow()
 # Who is here comes first: without a login (or the proxy's header) only the login page is drawn.
 _identity.identify(_shared.open_store)
 navigation = st.navigation(

@@ -94,8 +94,9 @@ def findings(corpus: str, rows: Sequence[FindingRow]) -> None:
     counts = {s: sum(r.status is s for r in rows) for s in FindingStatus}
     partial = sum(bool(r.coverage and r.coverage.partial) for r in rows)
     st.markdown(
-        f"**Findings** · :green-badge[{counts[FindingStatus.HIT]} hit] "
-        + (f":violet-badge[{partial} partial] " if partial else "")
+        # Partial hits are among the hits, said inside their badge: "4 hit 4 partial" read as 8.
+        f"**Findings** · :green-badge[{counts[FindingStatus.HIT]} hit"
+        + (f"] :violet-badge[{partial} of them partial] " if partial else "] ")
         + f":red-badge[{counts[FindingStatus.MISS]} miss] "
         f":orange-badge[{counts[FindingStatus.EXTRA]} extra]"
     )

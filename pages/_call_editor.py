@@ -77,6 +77,14 @@ def call_editor(
     return result
 
 
+def explain_not_runnable(result: FormResult) -> None:
+    """Say why a Run click did nothing. The Run buttons are never greyed for an invalid call: a
+    text field commits only on Enter or blur, so a button greyed by the last committed value stays
+    grey while the person types and swallows the click that would have committed it (issue 29)."""
+    why = next(iter(result.errors.values()), "the call is not complete")
+    st.error(f"The call cannot run yet: {why}", icon=":material/rule:")
+
+
 def _json_editor(k: str, start: Mapping[str, Any] | None) -> FormResult:
     text = st.text_area(
         "Tool call (JSON)",

@@ -8,7 +8,7 @@ from typing import Final
 
 import streamlit as st
 
-from codesearch_core import corpora
+from codesearch_core import corpora, studio
 from codesearch_core.access import Action
 from codesearch_core.corpora import CheckResult, CorpusInfo
 from codesearch_core.errors import CodesearchError
@@ -42,7 +42,7 @@ def add_corpus_form(*, expanded: bool) -> None:
         st.caption(
             "A pinned, read-only snapshot of a folder (as a checkout has it: `.gitignore` applies), "
             "`git:PATH@REV`, `pypi:NAME==VERSION` (the sdist) or `npm:NAME@VERSION`. "
-            f"At most {corpora.max_corpus_bytes():,} bytes (CODESEARCH_CORPUS_MAX_BYTES)."
+            f"At most {studio.human_size(corpora.max_corpus_bytes())} (CODESEARCH_CORPUS_MAX_BYTES)."
         )
         with st.form("add_corpus", border=False):
             name = st.text_input("Name", placeholder="click", key="add_corpus_name")
@@ -62,6 +62,11 @@ def add_corpus_form(*, expanded: bool) -> None:
 def _add(name: str, source: str, replace: bool) -> None:
     if not name or not source:
         st.error("Give the corpus a name and a source.", icon=":material/error:")
+        return
+    if not replace and name in corpora.list_corpora():
+        # Said in the page's words: the store's own refusal names the CLI's --replace flag.
+        st.error(f"Not added: a corpus named **{name}** exists already. Tick **Replace a corpus "
+                 "of that name** to replace it.", icon=":material/error:")  # fmt: skip
         return
     bar = st.progress(0.0, text="Starting…")
     last = [0.0]
@@ -86,7 +91,7 @@ def _add(name: str, source: str, replace: bool) -> None:
     m = result.manifest
     skipped = f"; {result.skipped_symlinks} symlink(s) left out" if result.skipped_symlinks else ""
     st.session_state[ADDED_MESSAGE] = (
-        f"Added **{name}**: {len(m.files):,} files, {m.total_bytes:,} bytes, snapshot "
+        f"Added **{name}**: {len(m.files):,} files, {studio.human_size(m.total_bytes)}, snapshot "
         f"`{corpora.short_id(m.snapshot_id)}`{skipped}."
     )
     st.session_state[_shared.CORPUS_ADDED] = name  # the sidebar picks it on the next run
@@ -129,7 +134,7 @@ def pinning_status(name: str) -> CheckResult | None:
             else "not pinned"
         )
         st.caption(
-            f"**{name}** · {info.files:,} files · {info.bytes:,} bytes · {pinned} · "
+            f"**{name}** · {info.files:,} files · {studio.human_size(info.bytes)} · {pinned} · "
             f"`{corpora.corpus_root(name)}`"
         )
         if check.pinned_id is None:

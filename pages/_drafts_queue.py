@@ -12,7 +12,7 @@ from codesearch_core import studio
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Difficulty
 from codesearch_core.store import Draft, Store
-from pages import _drift_queue, _shared
+from pages import _drift_queue, _queue_frame, _shared
 
 QUEUE = "review:queue"
 PROPOSALS, DRAFTS, DRIFT = "Proposals", "Drafts", "Drift"
@@ -23,7 +23,9 @@ FLASH = "drafts:flash"
 def show(store: Store) -> bool:
     """Draw the queue picker; with the Drafts or the Drift queue picked, draw it and return True
     (the page then stops: the proposals' card is not drawn)."""
-    wanted = {"drafts": DRAFTS, "drift": DRIFT}.get(st.query_params.get("queue", ""))
+    wanted = {"drafts": DRAFTS, "drift": DRIFT}.get(
+        st.query_params.get(_queue_frame.QUEUE_PARAM, "")
+    )
     if wanted and QUEUE not in st.session_state:
         st.session_state[QUEUE] = wanted
     counts = {DRAFTS: store.draft_counts()["pending"], DRIFT: len(store.open_drift())}
@@ -31,6 +33,7 @@ def show(store: Store) -> bool:
         "Queue", [PROPOSALS, DRAFTS, DRIFT], default=PROPOSALS, key=QUEUE, required=True,
         format_func=lambda q: f"{q} ({counts[q]})" if q in counts else q,
     )  # fmt: skip
+    _queue_frame.address_queue(str(choice).lower())
     if choice == DRAFTS:
         _queue(store)
         return True
@@ -45,7 +48,7 @@ def _queue(store: Store) -> None:
     st.caption(f"Drafts: {counts['pending']} pending · {counts['accepted']} accepted · "
                f"{counts['rejected']} rejected")  # fmt: skip
     if flash := st.session_state.pop(FLASH, None):
-        st.success(flash, icon=":material/task_alt:")
+        _queue_frame.flash(*flash)
     last = st.session_state.get(LAST_ACCEPTED)
     if last and st.button(f"Open `{last}` on the Blueprints page", icon=":material/edit_note:",
                           key="drafts:open"):  # fmt: skip
@@ -66,13 +69,16 @@ def _queue(store: Store) -> None:
             st.info("No drafts left to review: make some on the Synthesize page.",
                     icon=":material/inbox:")  # fmt: skip
             return
-        _card(store, draft, who)
+        _card(store, draft, who, counts)
 
 
-def _card(store: Store, draft: Draft, who: str) -> None:
+def _card(store: Store, draft: Draft, who: str, counts: dict[str, int]) -> None:
     card = studio.draft_card(draft)
     key = f"{draft.id}:{draft.version}"
+    decided = counts["accepted"] + counts["rejected"]
     with st.container(border=True):
+        _queue_frame.position(f"Draft {decided + 1} of {decided + counts['pending']}",
+                              f"{counts['pending']} pending")  # fmt: skip
         st.markdown(f"**{draft.corpus}** · `{draft.language}` · rule `{draft.rule}` · "
                     f"{len(draft.expected)} findings in {card.files} files")  # fmt: skip
         intent = st.text_area("Intent", value=draft.intent, key=f"dq:intent:{key}", height=80)
@@ -87,14 +93,20 @@ def _card(store: Store, draft: Draft, who: str) -> None:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         with st.expander("Provenance", icon=":material/history:"):
             _provenance_table(card.provenance)
-        note = st.text_input("Note", key=f"dq:note:{key}")
-        c1, c2, c3, _ = st.columns([1, 1, 1, 2])
-        accept = c1.button("Accept as blueprint", type="primary", key="dq:accept",
-                           icon=":material/check:")  # fmt: skip
-        save = c2.button("Save edit", key="dq:save", icon=":material/save:")
-        reject = c3.button("Reject", key="dq:reject", icon=":material/close:")
+        clicked = _queue_frame.action_row(
+            [
+                _queue_frame.Choice("Accept as blueprint", ":material/check:", "dq:accept",
+                                    word="accept", shortcut="A", primary=True, width=2.0),
+                _queue_frame.Choice("Reject", ":material/close:", "dq:reject", shortcut="X"),
+                _queue_frame.Choice("Save edit", ":material/save:", "dq:save"),
+            ],
+            note_key=f"dq:note:{key}",
+            note_placeholder="note · Enter, then A / X",
+        )  # fmt: skip
+    accept, save, reject = clicked["dq:accept"], clicked["dq:save"], clicked["dq:reject"]
     if not (accept or save or reject):
         return
+    note = str(st.session_state.get(f"dq:note:{key}", "")).strip()
     edited = intent.strip() != draft.intent or difficulty != draft.difficulty.value
     try:
         seen = draft.version
@@ -104,12 +116,15 @@ def _card(store: Store, draft: Draft, who: str) -> None:
         if accept:
             made = store.accept_draft(draft.id, who, note=note, seen_version=seen)
             st.session_state[LAST_ACCEPTED] = made
-            st.session_state[FLASH] = f"Accepted: blueprint `{made}` made from the draft."
+            st.session_state[FLASH] = (
+                "success",
+                f"Accepted: blueprint `{made}` made from the draft.",
+            )
         elif reject:
             store.reject_draft(draft.id, who, note=note, seen_version=seen)
-            st.session_state[FLASH] = f"Rejected draft `{draft.id}`."
+            st.session_state[FLASH] = ("success", f"Rejected draft `{draft.id}`.")
         else:
-            st.session_state[FLASH] = "Saved the edit; the draft stays in the queue."
+            st.session_state[FLASH] = ("success", "Saved the edit; the draft stays in the queue.")
     except CodesearchError as err:
         st.error(f"Not done: {err}", icon=":material/error:")
         return

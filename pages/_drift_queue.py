@@ -16,7 +16,7 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Span
 from codesearch_core.store import DriftItem, Store
 from codesearch_core.studio import Mark, Tone, hit_windows, render_lines_html
-from pages import _shared
+from pages import _queue_frame, _shared
 
 PICKED: Final = "drift:picked"
 FLASH: Final = "drift:flash"
@@ -32,7 +32,7 @@ def draw(store: Store) -> None:
         "`codesearch verify --stale` fills this queue."
     )
     if flash := st.session_state.pop(FLASH, None):
-        st.success(flash, icon=":material/task_alt:")
+        _queue_frame.flash("success", flash)
     if not items:
         st.info("Nothing in drift.", icon=":material/inbox:")
         return
@@ -54,13 +54,14 @@ def draw(store: Store) -> None:
         height=min(38 + 35 * len(items), 260),
     )  # fmt: skip
     rows = picked.selection.rows if picked else []
-    item = items[rows[0]] if rows else items[0]
-    _card(store, item)
+    index = rows[0] if rows else 0
+    _card(store, items[index], index + 1, len(items))
 
 
-def _card(store: Store, item: DriftItem) -> None:
+def _card(store: Store, item: DriftItem, position: int, total: int) -> None:
     bp = store.get_blueprint(item.blueprint_id)
     with st.container(border=True):
+        _queue_frame.position(f"Item {position} of {total}", f"{total} open")
         what = "accepted proposal" if item.kind == "proposal" else "reference call"
         st.markdown(f"**{what}** `{item.item_id}` · blueprint `{item.blueprint_id}`")
         if bp is not None:
@@ -117,27 +118,39 @@ def _file(corpus: str, path: str, around: list[Mark], marks: list[Mark]) -> None
 def _actions(store: Store, item: DriftItem) -> None:
     refused = _shared.denial(Action.RESOLVE)
     who = _shared.reviewer()
+    # The first choice is the keep-as-is answer on A, the second the change on X: the same keys as
+    # accept and reject on every other queue.
     if item.kind == "proposal":
         choices = [
-            ("kept", "Still right: keep it accepted", ":material/check:"),
-            ("rejected", "Reject it", ":material/close:"),
+            ("kept", "Still right: keep it accepted", ":material/check:", "keep"),
+            ("rejected", "Reject it", ":material/close:", "reject"),
         ]
     else:
         choices = [
-            ("updated", "Take the new findings as expected", ":material/sync:"),
-            ("kept", "Keep the expected spans", ":material/undo:"),
+            ("updated", "Take the new findings as expected", ":material/sync:", "take new"),
+            ("kept", "Keep the expected spans", ":material/undo:", "keep"),
         ]
-    note = st.text_input("Note", key=f"drift:note:{item.item_id}")
-    columns = st.columns(len(choices))
-    for column, (resolution, label, icon) in zip(columns, choices, strict=True):
-        if column.button(
-            label, icon=icon, key=f"drift:{resolution}:{item.item_id}",
-            disabled=refused is not None or not who, help=refused,
-        ):  # fmt: skip
-            try:
-                store.resolve_drift(item.item_id, resolution, who or "", note=note)
-            except CodesearchError as err:
-                st.error(str(err), icon=":material/error:")
-                return
-            st.session_state[FLASH] = f"{item.item_id}: {resolution}"
-            st.rerun()
+    note_key = f"drift:note:{item.item_id}"
+    clicked = _queue_frame.action_row(
+        [
+            _queue_frame.Choice(
+                label, icon, f"drift:{resolution}:{item.item_id}", word=word, shortcut=key,
+                primary=key == "A", disabled=refused is not None or not who, help=refused,
+                width=2.4,
+            )
+            for (resolution, label, icon, word), key in zip(choices, "AX", strict=True)
+        ],
+        note_key=note_key,
+        note_placeholder="note · Enter, then A / X",
+    )  # fmt: skip
+    for resolution, *_ in choices:
+        if not clicked[f"drift:{resolution}:{item.item_id}"]:
+            continue
+        try:
+            note = str(st.session_state.get(note_key, "")).strip()
+            store.resolve_drift(item.item_id, resolution, who or "", note=note)
+        except CodesearchError as err:
+            st.error(str(err), icon=":material/error:")
+            return
+        st.session_state[FLASH] = f"{item.item_id}: {resolution}"
+        st.rerun()

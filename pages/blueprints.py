@@ -38,7 +38,9 @@ def _load(draft: studio.BlueprintDraft | None) -> None:
     st.session_state[WORKING] = draft
     st.session_state[VERSION] = int(st.session_state.get(VERSION, 0)) + 1
     st.session_state[TABLE] = (
-        studio.expected_table(draft.found, draft.expected) if draft is not None else []
+        studio.expected_table(draft.found, draft.expected, draft.corpus)
+        if draft is not None
+        else []
     )
 
 
@@ -87,7 +89,9 @@ with st.container(border=True):
         ],
         columns=[*TABLE_COLUMNS],
     )
-    st.caption(f"{first.total} blueprints match · select rows to edit one or propose for several")
+    st.caption(
+        f"{studio.plural(first.total, 'blueprint')} match · select rows to edit one or propose for several"
+    )
     picked = st.dataframe(
         table,
         hide_index=True,
@@ -169,7 +173,8 @@ st.subheader(title, anchor=False)
 _drafts_queue.provenance_box(store, draft.editing)
 with st.container(border=True):
     names = corpora.list_corpora()
-    c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+    # Difficulty's three choices need the room: at [2, 1, 1, 1] "hard" was clipped to "ha".
+    c1, c2, c3, c4 = st.columns([1.6, 1.1, 1.7, 1.2])
     bp_id = c1.text_input(
         "Id", value=draft.id, key=f"bp:{v}:id", placeholder="left empty: made from the intent",
         help="A slug: letters, digits, dots, dashes and underscores.",
@@ -192,7 +197,11 @@ with st.container(border=True):
         placeholder="What the user asks for, in their words: e.g. Find every useEffect call in "
         "the React components; mentions in comments do not count.",
     )  # fmt: skip
-    if not intent.strip():
+    if intent.strip():
+        st.session_state[f"bp:{v}:intent_typed"] = True
+    if not intent.strip() and (draft.editing or st.session_state.get(f"bp:{v}:intent_typed")):
+        # Only once there was an intent to empty: red on a form nobody has touched is noise
+        # (issue 29). Save still refuses an empty intent with its own message.
         st.caption(":red[The intent must not be empty.]")
 
     st.markdown("**Reference call**")
@@ -200,10 +209,12 @@ with st.container(border=True):
         f"bp_call:{v}", draft.call or None, default_language=draft.language or None
     )
     run_col, info_col = st.columns([1, 4])
-    if run_col.button(
-        "Run it", icon=":material/play_arrow:", disabled=form.parsed is None, key="bp_run",
-        type="primary",
-    ) and form.parsed is not None:  # fmt: skip
+    # Never greyed by the form (see `explain_not_runnable`): the click commits what was typed.
+    run_clicked = run_col.button("Run it", icon=":material/play_arrow:", key="bp_run",
+                                 type="primary")  # fmt: skip
+    if run_clicked and form.parsed is None:
+        _call_editor.explain_not_runnable(form)
+    elif run_clicked and form.parsed is not None:
         with _shared.shown_errors("The call cannot run: "):
             result = run_tool_call(
                 form.parsed, corpora.corpus_root(bp_corpus),
@@ -224,7 +235,9 @@ with st.container(border=True):
                 )
                 draft = replace(draft, found=result.findings, expected=expected, call=form.call)
                 st.session_state[WORKING] = draft
-                st.session_state[TABLE] = studio.expected_table(draft.found, draft.expected)
+                st.session_state[TABLE] = studio.expected_table(
+                    draft.found, draft.expected, draft.corpus
+                )
                 st.session_state["bp_table_version"] = (
                     st.session_state.get("bp_table_version", 0) + 1
                 )
@@ -265,7 +278,9 @@ with st.container(border=True):
                 replace(draft, corpus=bp_corpus, expected=expected_spans), add_path or "", add_lines
             )
             st.session_state[WORKING] = draft
-            st.session_state[TABLE] = studio.expected_table(draft.found, draft.expected)
+            st.session_state[TABLE] = studio.expected_table(
+                draft.found, draft.expected, draft.corpus
+            )
             st.session_state["bp_table_version"] = st.session_state.get("bp_table_version", 0) + 1
             st.rerun()
 

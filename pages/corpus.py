@@ -28,10 +28,23 @@ LAST_SEARCH = "corpus_last_search"
 MAX_TREE_ENTRIES = 400
 ADHOC_TIMEOUT_S = 10.0
 ADHOC_MAX_FINDINGS = 2000
+CORPUS_PARAM = "corpus"
+ADDRESSED = "corpus_addressed"  # the corpus this page last put in the address
 
 st.title("Corpus")
 _corpus_admin.added_message()
 name = _shared.current_corpus()
+# The corpus is in the address (issue 29), so a link, a reload or Back opens it. An address that
+# names another corpus than this page last wrote came from outside: the sidebar picks it on a
+# rerun (its widget is drawn already in this one).
+addressed = st.query_params.get(CORPUS_PARAM)
+new_address = addressed and addressed not in (name, st.session_state.get(ADDRESSED))
+if new_address and addressed in corpora.list_corpora():
+    st.session_state[ADDRESSED] = addressed
+    st.session_state[_shared.CORPUS_ADDED] = addressed
+    st.rerun()
+st.session_state[ADDRESSED] = name
+_shared.sync_params({CORPUS_PARAM: name})
 _corpus_admin.add_corpus_form(expanded=name is None)
 if name is None:
     st.info("There is no corpus to browse yet: add one above.", icon=":material/folder_off:")
@@ -67,11 +80,11 @@ with st.container(border=True):
         default_language=corpora.main_language(files),  # the list above: no second walk
     )
     run_col, draft_col, _ = st.columns([1, 2, 4])
-    clicked = run_col.button(
-        "Run", type="primary", icon=":material/play_arrow:", disabled=form.parsed is None,
-        key="adhoc_run",
-    )  # fmt: skip
-    if clicked and form.parsed is not None:
+    # Never greyed by the form (see `explain_not_runnable`): the click commits what was typed.
+    clicked = run_col.button("Run", type="primary", icon=":material/play_arrow:", key="adhoc_run")
+    if clicked and form.parsed is None:
+        _call_editor.explain_not_runnable(form)
+    elif clicked and form.parsed is not None:
         with _shared.shown_errors("The call cannot run: "), st.spinner("Searching…"):
             result = run_tool_call(
                 form.parsed,
@@ -81,6 +94,10 @@ with st.container(border=True):
             )
             st.session_state[LAST_SEARCH] = {"corpus": name, "call": form.call, "result": result}
             result_for_corpus = result
+            if result.findings:
+                # The viewer opens the first hit, not the file open before the search (issue 29).
+                st.session_state[OPEN_FILE] = result.findings[0].path
+                st.session_state.pop("corpus_picked_finding", None)
     if result_for_corpus is not None and draft_col.button(
         "Start a blueprint from this call", icon=":material/add_task:", key="adhoc_to_blueprint"
     ):

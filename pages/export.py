@@ -33,6 +33,7 @@ _shared.ensure_routed()
 ANY = "any"
 FORMATS = {f.value: f"{f.value}: {FORMAT_READERS[f]}" for f in ExportFormat}
 LAST_MANIFEST = "export_manifest"
+COUNTED = "export_counted"  # (the export's settings, its record count) from the last count
 PREVIEW_RECORDS = 3
 
 store = _shared.get_store()
@@ -89,11 +90,22 @@ if fmt is ExportFormat.PAIRS:
     k3.metric(
         "Pairs", f"{rejected:,}", help="one per rejected item, when its blueprint has a chosen call"
     )
-elif fmt in RANKED:
-    k3.metric("Pairs", "ranked on write", help="chosen vs graded-worse answers and counter-calls, "
-              "by reward (the margin is a column); counted in the manifest")  # fmt: skip
-elif fmt is ExportFormat.HF_PROMPTS:
-    k3.metric("Prompts", "one per blueprint", help="single-call blueprints; plans are counted")
+elif fmt in RANKED or fmt is ExportFormat.HF_PROMPTS:
+    # These are only known by building them (pairs are ranked, prompts skip plans): counted on a
+    # click, into a temporary file, so the count is there before anything is written (issue 29).
+    what = "Pairs" if fmt in RANKED else "Prompts"
+    settings = repr((fmt, filters, with_meta, include_reference, include_eval))
+    counted = st.session_state.get(COUNTED)
+    if counted and counted[0] == settings:
+        k3.metric(what, f"{counted[1]:,}", help="counted by building the export once")
+    elif k3.button(f"Count the {what.lower()}", icon=":material/functions:", key="ex:count",
+                   disabled=bool(refused), help=refused):  # fmt: skip
+        with _shared.shown_errors("Not counted: "), tempfile.TemporaryDirectory() as tmp:
+            rows = export(store, fmt, Path(tmp) / "count.jsonl", filters=filters,
+                          with_meta=with_meta, include_reference=include_reference,
+                          include_eval=include_eval).rows  # fmt: skip
+            st.session_state[COUNTED] = (settings, rows)
+            st.rerun()
 else:
     k3.metric("Records", f"{accepted:,}" + (" + gold" if include_reference else ""))
 
@@ -115,13 +127,18 @@ with _shared.shown_errors():
                 "(or include the reference calls).", icon=":material/info:")  # fmt: skip
     for i, record in enumerate(first, start=1):
         with st.expander(f"Record {i}", expanded=i == 1):
-            st.json(record)
+            # The top level only: a fully opened record ran to 9,000 px and pushed Write and
+            # Download out of reach (issue 29); the reader opens what they want to see.
+            st.json(record, expanded=1)
 
 st.subheader("Write", anchor=False)
 st.caption(f"Exports are written under `{config.exports_dir()}` (a manifest beside each file).")
 w1, w2, w3 = st.columns([4, 1, 1])
 name = w1.text_input("File name", value=f"{fmt.value}.jsonl", key=f"ex:path:{fmt.value}",
                      label_visibility="collapsed")  # fmt: skip
+# Where the file goes, said before Write is pressed (a refused name says why here too).
+with _shared.shown_errors("Cannot be written there: "):
+    st.caption(f"Will be written to `{export_path(name)}`, with its manifest and card beside it.")
 if w2.button("Write", type="primary", icon=":material/save:", key="ex:write", width="stretch",
              disabled=bool(refused), help=refused):  # fmt: skip
     # Only the latest write's outcome is shown: an earlier success never stays beside a failure.

@@ -85,7 +85,7 @@ blueprints: list[Blueprint]
 if chosen_ids:
     blueprints = store.get_blueprints(chosen_ids)
     c1, c2 = st.columns([4, 1])
-    c1.info(f"{len(blueprints)} blueprints selected on the Blueprints page: "
+    c1.info(f"{studio.plural(len(blueprints), 'blueprint')} selected on the Blueprints page: "
             + ", ".join(f"`{b.id}`" for b in blueprints[:8])
             + (" …" if len(blueprints) > 8 else ""), icon=":material/checklist:")  # fmt: skip
     if c2.button("Use filters instead", icon=":material/filter_list:"):
@@ -105,7 +105,7 @@ else:
         tag=tag.strip() or None,
     )
     blueprints = studio.all_blueprints(store, filters, limit=limit)
-    st.caption(f"{len(blueprints)} blueprints match.")
+    st.caption(f"{studio.plural(len(blueprints), 'blueprint')} match.")
 
 # --- engine -------------------------------------------------------------------------------------
 

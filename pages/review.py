@@ -23,30 +23,15 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
 from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, StaleDecisionError
 from codesearch_core.tools import AST_GREP_LANGUAGES
-from pages import _answer_view, _call_editor, _drafts_queue, _shared
+from pages import _answer_view, _call_editor, _drafts_queue, _queue_frame, _shared
 
 _shared.ensure_routed()
-
-#: Enter or Esc in the Note field leaves it (the note is kept: a text field commits on blur), so the
-#: next A / X / S decides. Streamlit rightly leaves plain-letter shortcuts to the focused field (bug
-#: 6 of the review issue: "a" meant to accept was typed into the note). One listener per document.
-_NOTE_KEYS_SCRIPT = """<script>
-if (!window.__codesearchNoteKeys) {
-  window.__codesearchNoteKeys = true;
-  document.addEventListener("keydown", (e) => {
-    const t = e.target;
-    if ((e.key === "Enter" || e.key === "Escape") && t instanceof HTMLInputElement
-        && t.getAttribute("aria-label") === "Note") {
-      t.blur();
-    }
-  }, true);
-}
-</script>"""
 
 CURRENT = "review_current"  # the proposal id on the card
 FLASH = "review_flash"  # a message for the next render of the card: (kind, text)
 UNDONE = "review_undone"  # the item an undo put back on the card: shown even if others settled it
 ANY = "any"
+ADDRESSED = "review_addressed"  # the item the page last put in the address
 
 store = _shared.get_store()
 st.title("Review")
@@ -61,8 +46,12 @@ if any(k in st.query_params for k in studio.FILTER_PARAMS):
     filters = studio.filters_from_params(st.query_params.to_dict(), who)
 else:
     filters = st.session_state.get(_shared.REVIEW_FILTERS) or QueueFilters()
-if st.query_params.get(studio.ITEM_PARAM) and CURRENT not in st.session_state:
-    st.session_state[CURRENT] = st.query_params[studio.ITEM_PARAM]
+addressed = st.query_params.get(studio.ITEM_PARAM)
+if addressed and addressed != st.session_state.get(ADDRESSED):
+    # The address names another item than the page last put there: a link, a reload, or the
+    # browser's Back or Forward (issue 29). It wins, and the item is shown as it is, decided or
+    # not (Back shows the item just decided, with its decision; nothing is decided again).
+    st.session_state[CURRENT] = st.session_state[UNDONE] = addressed
 if st.session_state.get("rf:applied") != filters:
     # Filters set elsewhere (an Overview chart) are loaded into the widgets once.
     st.session_state.update(
@@ -114,8 +103,9 @@ new_filters = replace(
     max_f1=float(f1_range[1]) if graded else None,
     reviewer=who or None,
 )
-if new_filters != filters:
-    # Other filters: the card starts again from the first matching item.
+if replace(new_filters, reviewer=None) != replace(filters, reviewer=None):
+    # Other filters: the card starts again from the first matching item. Not the reviewer's name
+    # filled in on a first run: that dropped the item a link or Back asked for (issue 29).
     st.session_state.pop(CURRENT, None)
 st.session_state[_shared.REVIEW_FILTERS] = new_filters
 st.session_state["rf:applied"] = new_filters
@@ -172,9 +162,8 @@ def _run_now(item: ReviewItem) -> None:
         st.session_state[FLASH] = ("error", str(err))
 
 
-def _rerun_edited(item: ReviewItem) -> None:
-    form = st.session_state.get("review_edit:result")
-    if form is None or form.parsed is None:
+def _rerun_edited(item: ReviewItem, form: studio.FormResult) -> None:
+    if form.parsed is None:
         st.session_state[FLASH] = ("error", "Fix the edited call before running it.")
         return
     try:
@@ -200,31 +189,42 @@ def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
         st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
                    icon=":material/badge:")  # fmt: skip
     why_not = studio.accept_blocker(item)
+    # Said in view, not only in the greyed button's tooltip: A on a greyed Accept does nothing, and
+    # a reviewer pressing it saw no reason at all (issue 29).
+    under_row = f":red[**Cannot be accepted.** {why_not}]" if why_not and who else None
     vote = item.vote_of(who) if who else None
     seen = vote[1] if vote else None
-    b1, b2, b3, b4, note, reason = st.columns(
-        [1.5, 1.5, 1.3, 1.3, 2.6, 2.2], vertical_alignment="center"
-    )
-    b1.button("Accept", type="primary", icon=":material/check:", shortcut="A",
-              disabled=not who or why_not is not None, on_click=_decide,
-              args=(stored.id, DecisionAction.ACCEPT, seen), key="accept", width="stretch",
-              help=why_not)  # fmt: skip
-    b2.button("Reject", icon=":material/close:", shortcut="X", disabled=not who,
-              on_click=_decide, args=(stored.id, DecisionAction.REJECT, seen), key="reject",
-              width="stretch")  # fmt: skip
-    b3.button("Skip", icon=":material/skip_next:", shortcut="S", disabled=not who,
-              on_click=_decide, args=(stored.id, DecisionAction.SKIP, seen), key="skip",
-              width="stretch")  # fmt: skip
-    b4.button("Undo", icon=":material/undo:", shortcut="U", disabled=not can_undo,
-              on_click=_undo, key="undo", width="stretch",
-              help="Undo your own last decision (on any item)")  # fmt: skip
-    note.text_input("Note", key=f"note:{stored.id}", placeholder="note · Enter, then A / X / S",
-                    label_visibility="collapsed",
-                    help="Letters typed here are the note's. Enter or Esc keeps the note and "
-                         "hands the keys back to the card.")  # fmt: skip
-    reason.selectbox(
-        "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
-        placeholder="reject reason", label_visibility="collapsed",
+
+    def reject_reason() -> None:
+        st.selectbox(
+            "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
+            placeholder="reject reason", label_visibility="collapsed",
+        )  # fmt: skip
+
+    _queue_frame.action_row(
+        [
+            _queue_frame.Choice(
+                "Accept", ":material/check:", "accept", shortcut="A", primary=True,
+                disabled=not who or why_not is not None, help=why_not, on_click=_decide,
+                args=(stored.id, DecisionAction.ACCEPT, seen), width=1.5,
+            ),
+            _queue_frame.Choice(
+                "Reject", ":material/close:", "reject", shortcut="X", disabled=not who,
+                on_click=_decide, args=(stored.id, DecisionAction.REJECT, seen), width=1.5,
+            ),
+            _queue_frame.Choice(
+                "Skip", ":material/skip_next:", "skip", shortcut="S", disabled=not who,
+                on_click=_decide, args=(stored.id, DecisionAction.SKIP, seen), width=1.3,
+            ),
+            _queue_frame.Choice(
+                "Undo", ":material/undo:", "undo", shortcut="U", disabled=not can_undo,
+                on_click=_undo, help="Undo your own last decision (on any item)", width=1.3,
+            ),
+        ],
+        note_key=f"note:{stored.id}",
+        note_placeholder="note · Enter, then A / X / S",
+        extra=reject_reason,
+        blocked=under_row,
     )  # fmt: skip
     if item.state == "conflict":
         # A lead settles it; the store refuses anyone else's final decision as well.
@@ -249,10 +249,8 @@ def review_card() -> None:
         kind, text = flash
         if kind == "toast":
             st.toast(text, icon=":material/check:")
-        elif kind == "warning":
-            st.warning(text, icon=":material/tab:")
         else:
-            st.error(text, icon=":material/error:")
+            _queue_frame.flash(kind, text)
     # A fragment's rerun does not pass through app.py's error handler: a refusal (an access
     # removed meanwhile) is shown here, once, in place of the card.
     try:
@@ -276,6 +274,7 @@ def _card() -> None:
         st.session_state[CURRENT] = item_id
         item = store.review_item(item_id) if item_id else None
     _shared.sync_params({studio.ITEM_PARAM: item.proposal.id if item else None})
+    st.session_state[ADDRESSED] = item.proposal.id if item else None
     undoable = store.last_undoable(who) if who else None
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")
@@ -303,7 +302,7 @@ def _card() -> None:
     head, status = st.columns([3, 2])
     with head:
         where = f"Item {position} of {total}" if position else "Item (outside the filters)"
-        st.markdown(f"#### {where} · {left_to_do} {filters.decision.value}")
+        _queue_frame.position(where, f"{left_to_do} {filters.decision.value}")
         st.caption(
             f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · {bp.difficulty.value}"
             + (" · " + " ".join(f"`{t}`" for t in bp.tags) if bp.tags else "")
@@ -368,10 +367,12 @@ def _card() -> None:
         st.caption("The edited call is stored as a new proposal (its parent is this one), executed "
                    "and graded; the card then shows it so you can accept it.")  # fmt: skip
         result = _call_editor.call_editor("review_edit", prop_call or ref_call)
-        st.session_state["review_edit:result"] = result
-        st.button("Run the edited call", icon=":material/play_arrow:",
-                  disabled=result.parsed is None or not who, on_click=_rerun_edited,
-                  args=(item,), key="rerun_edited")  # fmt: skip
+        # Read in the script, not in an on_click callback: a callback runs before the editor
+        # and would see the call as it was before the last keystrokes (issue 29).
+        if st.button("Run the edited call", icon=":material/play_arrow:", disabled=not who,
+                     key="rerun_edited"):  # fmt: skip
+            _rerun_edited(item, result)
+            st.rerun()
     with st.expander("History and raw output", icon=":material/history:"):
         if item.history:
             st.dataframe(
@@ -394,4 +395,3 @@ def _card() -> None:
 
 
 review_card()
-st.html(_NOTE_KEYS_SCRIPT, unsafe_allow_javascript=True)

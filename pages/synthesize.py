@@ -148,7 +148,8 @@ if last:
     st.dataframe([{"stage": s, "targets": last[s]} for s in studio.SYNTHESIS_STAGES],
                  hide_index=True)  # fmt: skip
     if last.get("dropped"):
-        st.caption("Dropped: " + ", ".join(f"{k} {v}" for k, v in last["dropped"].items()))
+        st.caption("Dropped: " + " · ".join(f"{v:,} {studio.drop_reason(k)}"
+                                            for k, v in last["dropped"].items()))  # fmt: skip
 counts = store.draft_counts()
 st.caption(f"Store: {counts['pending']} drafts to review · {counts['accepted']} accepted · "
            f"{counts['rejected']} rejected")  # fmt: skip

@@ -7,6 +7,7 @@ not reproduce, a call that failed), 2 bad input or set-up (the message says whic
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -64,6 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`codesearch grade ... --json | head`): stop quietly with 0, as rg
+        # does, not with a traceback. stdout is pointed at /dev/null so the flush at exit does not
+        # raise the same error again (the recipe of Python's `signal` documentation).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return code
 
 

@@ -88,11 +88,13 @@ from codesearch_core.studio.synthesized import (
     provenance,
     synthesize_into_store,
 )
+from codesearch_core.studio.words import DROP_REASONS, drop_reason, human_size, plural
 from codesearch_core.synthesis import SynthesisCounts
 
 __all__ = [
     "CATEGORIES",
     "CHART_METRICS",
+    "DROP_REASONS",
     "EDIT_ENGINE",
     "EXPECTED_COLUMNS",
     "FILTER_PARAMS",
@@ -134,6 +136,7 @@ __all__ = [
     "draft_card",
     "draft_from_blueprint",
     "draft_from_run",
+    "drop_reason",
     "episode_calls",
     "expected_table",
     "file_mtime_ns",
@@ -145,12 +148,14 @@ __all__ = [
     "form_fields",
     "form_values",
     "hit_windows",
+    "human_size",
     "infer_language",
     "item_choices",
     "marked_window_html",
     "next_item_id",
     "overall_table",
     "parse_tags",
+    "plural",
     "probe_openai_server",
     "propose_into_store",
     "provenance",

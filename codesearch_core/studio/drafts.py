@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from codesearch_core import corpora
 from codesearch_core.corpora import blueprint_from_dict, read_blueprints_jsonl
-from codesearch_core.errors import InputFileError
+from codesearch_core.errors import CodesearchError, InputFileError
 from codesearch_core.ingest import corpus_check_errors
 from codesearch_core.models import (
     Blueprint,
@@ -175,22 +175,39 @@ def parse_tags(text: str) -> tuple[str, ...]:
 EXPECTED_COLUMNS: Final = ("expected", "path", "lines", "text", "source")
 
 
-def expected_table(found: Sequence[Finding], expected: Sequence[Span]) -> list[dict[str, Any]]:
+def expected_table(
+    found: Sequence[Finding], expected: Sequence[Span], corpus: str | None = None
+) -> list[dict[str, Any]]:
     """One row per distinct span the call found or the draft expects, in file order.
 
     `expected` is the checkbox the author ticks; `source` says where the row comes from ("found" by
     the last run, or "added" by hand and not found), so a hand-added span that the call misses shows.
+    With `corpus`, a span no run found (a blueprint reopened before any run) shows its first line
+    from the file: an empty text column left the author ticking line numbers blind (issue 29).
     """
     text_of: dict[Span, str] = {}
     for f in found:
         text_of.setdefault(f.span, f.text.strip().splitlines()[0][:200] if f.text.strip() else "")
     wanted = set(expected)
+    file_lines: dict[str, list[str]] = {}
+
+    def text(span: Span) -> str:
+        if span in text_of or corpus is None:
+            return text_of.get(span, "")
+        if span.path not in file_lines:
+            try:
+                file_lines[span.path] = corpora.read_file_lines(corpus, span.path)
+            except CodesearchError:
+                file_lines[span.path] = []
+        lines = file_lines[span.path]
+        return lines[span.start_line - 1].strip()[:200] if 0 < span.start_line <= len(lines) else ""
+
     rows = [
         {
             "expected": span in wanted,
             "path": span.path,
             "lines": _lines_label(span),
-            "text": text_of.get(span, ""),
+            "text": text(span),
             "source": "found" if span in text_of else "added",
         }
         for span in sorted(set(text_of) | wanted)

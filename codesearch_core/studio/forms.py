@@ -72,8 +72,12 @@ _PLACEHOLDERS: Final[Mapping[str, Any]] = {
 }
 
 
+#: Names that are not words: written as their projects write them, not capitalized ("Pcre2").
+_LABELS: Final[Mapping[str, str]] = {"pcre2": "PCRE2"}
+
+
 def _label(name: str) -> str:
-    return name.replace("_", " ").capitalize()
+    return _LABELS.get(name) or name.replace("_", " ").capitalize()
 
 
 def form_fields(

@@ -187,6 +187,6 @@ def test_a_text_hit_on_the_first_line_of_a_call_is_shown_as_a_partial_hit(
     assert not at.exception
     findings = next(t for t in texts(at, "markdown") if t.startswith("**Findings**"))
     # Every expected call is hit, but only on its first line: the card says how much of each.
-    assert "partial]" in findings and ":violet-badge[" in findings
+    assert "of them partial]" in findings and ":violet-badge[" in findings
     shown = " ".join(str(getattr(e, "proto", e)) for e in at.main)
     assert "covers 1 of" in shown

@@ -86,8 +86,8 @@ def test_editing_a_draft_field_by_field_then_rejecting_it(
     page.get_by_text("Drafts: 2 pending · 0 accepted · 0 rejected").wait_for()
 
     # Rejected with a note: the next draft takes the card.
-    page.get_by_label("Note").fill("too close to an authored blueprint")
-    page.get_by_label("Note").press("Enter")
+    page.get_by_role("textbox", name="Note").fill("too close to an authored blueprint")
+    page.get_by_role("textbox", name="Note").press("Enter")
     settle(page)
     page.get_by_role("button", name="Reject").click()
     page.get_by_text(f"Rejected draft {first.id}.").wait_for()

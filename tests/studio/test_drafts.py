@@ -84,6 +84,14 @@ def test_the_expected_table_shows_found_and_hand_added_spans_and_reads_back_the_
     assert studio.spans_from_table(rows) == (Span("a.py", 3, 3), Span("b.py", 7, 7))
 
 
+def test_a_reopened_blueprint_shows_the_text_of_spans_no_run_found_yet() -> None:
+    # Reopened: nothing run yet, so no findings carry text; the rows read it from the corpus.
+    bp = next(b for b in seed_blueprints() if b.expected)
+    rows = studio.expected_table([], bp.expected, bp.corpus)
+    assert rows and all(r["text"] for r in rows), rows
+    assert studio.expected_table([], [Span("no/such/file.py", 1, 1)], bp.corpus)[0]["text"] == ""
+
+
 def test_a_draft_from_a_run_expects_everything_it_found(seeded: Store) -> None:
     call = {"name": "ripgrep_search", "arguments": {"pattern": "System.out.println"}}
     found = (

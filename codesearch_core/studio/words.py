@@ -1,0 +1,45 @@
+"""Numbers and codes as a person reads them on the studio's pages: plurals, sizes, and the
+synthesis pipeline's drop codes in words (issue 29: "1 blueprints", "2,147,483,648 bytes" and a
+bare `baseline_close` each misled or said nothing)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+#: Why the synthesis pipeline dropped a candidate, in words; the code stays beside it (it is what
+#: the CLI's JSON report and the docs use).
+DROP_REASONS: Final[Mapping[str, str]] = {
+    "too_small": "found too few spans to be a task",
+    "too_large": "found too many spans, or its files were too big to run",
+    "not_in_pass": "not found in the mining pass",
+    "baseline_close": "a plain text search does nearly as well",
+    "not_reproduced": "a second run found something else",
+    "same_findings": "finds the same spans as a draft kept already",
+    "too_slow_whole_corpus": "too slow on the whole corpus",
+    "whole_corpus_differs": "finds other spans on the whole corpus",
+}
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 blueprint`, `2 blueprints` (with thousands separators); `many` for irregular words."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+def human_size(n: int) -> str:
+    """Bytes in binary units, as a person reads a size: `2 GiB`, `1.5 MiB`, `812 bytes`."""
+    if n < 1024:
+        return plural(n, "byte")
+    size = float(n)
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        size /= 1024
+        if size < 1024 or unit == "TiB":
+            return f"{size:.1f} {unit}".replace(".0 ", " ")
+    raise AssertionError("unreachable")
+
+
+def drop_reason(code: str) -> str:
+    """A drop code in words, the code beside it (`baseline_close` → "a plain text search does
+    nearly as well (baseline_close)"); an unknown code as itself."""
+    words = DROP_REASONS.get(code)
+    return f"{words} (`{code}`)" if words else f"`{code}`"

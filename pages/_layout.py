@@ -1,0 +1,47 @@
+"""Layout rules for narrow windows that Streamlit's settings cannot express (issue 29: at 900 px
+the sidebar stayed open on a third of the screen and the review card's buttons were cut to
+"rejec").
+
+- The sidebar folds once per tab when the window opens narrower than `NARROW_PX`; the person can
+  open it again (it is not hidden, only folded, and not folded again until a reload).
+- The queue card's action row wraps instead of squeezing its buttons (see `ACTION_ROW_CSS`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import streamlit as st
+
+NARROW_PX: Final = 1100
+
+_FOLD_SCRIPT: Final = f"""<script>
+if (!window.__codesearchFold) {{
+  window.__codesearchFold = true;
+  if (window.innerWidth < {NARROW_PX}) {{
+    let tries = 0;
+    const fold = setInterval(() => {{
+      const side = document.querySelector('[data-testid="stSidebar"]');
+      const open = side && side.getBoundingClientRect().right > 10 ? side : null;
+      const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+      // The fold button is only drawn while the pointer is over the sidebar: say it is.
+      if (open && !button) open.dispatchEvent(new MouseEvent("mouseover", {{bubbles: true}}));
+      if (open && button) {{ button.click(); clearInterval(fold); }}
+      if (++tries > 50) clearInterval(fold);
+    }}, 100);
+  }}
+}}
+</script>"""
+
+#: The class Streamlit gives a container keyed "queue_actions".
+ACTION_ROW_KEY: Final = "queue_actions"
+ACTION_ROW_CSS: Final = f"""<style>
+@media (max-width: {NARROW_PX}px) {{
+  .st-key-{ACTION_ROW_KEY} [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
+  .st-key-{ACTION_ROW_KEY} [data-testid="stColumn"] {{ min-width: 8rem; flex: 1 1 8rem !important; }}
+}}
+</style>"""
+
+
+def fold_sidebar_when_narrow() -> None:
+    st.html(_FOLD_SCRIPT, unsafe_allow_javascript=True)

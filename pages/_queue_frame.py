@@ -1,0 +1,112 @@
+"""The frame every Review queue's card shares (Proposals, Conflicts, Drafts, Drift): where you are in
+the queue, the action row with its keys and the note, the last action's message, and the queue in
+the address. Each queue draws what is inside the frame; the frame is the same everywhere, so a
+reviewer who knows A / X / S / U on one queue knows them on all (issue 29: the Drafts queue ignored
+them and said nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import streamlit as st
+
+from pages import _layout, _shared
+
+#: The queue on the card, in the address (`?queue=drafts`): a reload, a link or Back keeps it.
+QUEUE_PARAM: Final = "queue"
+
+#: Enter or Esc in the Note field leaves it (the note is kept: a text field commits on blur), so the
+#: next A / X / S decides. Streamlit rightly leaves plain-letter shortcuts to the focused field (bug
+#: 6 of the review issue: "a" meant to accept was typed into the note). One listener per document.
+NOTE_KEYS_SCRIPT: Final = """<script>
+if (!window.__codesearchNoteKeys) {
+  window.__codesearchNoteKeys = true;
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if ((e.key === "Enter" || e.key === "Escape") && t instanceof HTMLInputElement
+        && t.getAttribute("aria-label") === "Note") {
+      t.blur();
+    }
+  }, true);
+}
+</script>"""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One button of the action row. `word` is what its key does, for the hint line."""
+
+    label: str
+    icon: str
+    key: str
+    word: str = ""
+    shortcut: str | None = None
+    primary: bool = False
+    disabled: bool = False
+    help: str | None = None
+    on_click: Callable[..., None] | None = None
+    args: tuple[Any, ...] = ()
+    width: float = 1.4
+
+
+def position(where: str, left: str) -> None:
+    """The card's first line: which item of how many, and how many are left."""
+    st.markdown(f"#### {where} · {left}")
+
+
+def action_row(
+    choices: Sequence[Choice],
+    *,
+    note_key: str,
+    note_placeholder: str = "note · Enter, then a key",
+    extra: Callable[[], None] | None = None,
+    blocked: str | None = None,
+) -> Mapping[str, bool]:
+    """The buttons, the note and an optional extra widget (a reject reason) on one row, under it
+    why a greyed button is greyed (`blocked`, markdown) and the key hints; returns which buttons
+    were clicked this run, by key."""
+    widths = [c.width for c in choices] + [2.6] + ([2.2] if extra else [])
+    # Keyed, so a narrow window wraps the row instead of cutting "Reject" to "rejec" (_layout).
+    st.html(_layout.ACTION_ROW_CSS)
+    columns = st.container(key=_layout.ACTION_ROW_KEY).columns(widths, vertical_alignment="center")
+    clicked: dict[str, bool] = {}
+    for column, c in zip(columns, choices, strict=False):
+        clicked[c.key] = column.button(
+            c.label, icon=c.icon, key=c.key, type="primary" if c.primary else "secondary",
+            shortcut=c.shortcut, disabled=c.disabled, help=c.help, on_click=c.on_click,
+            args=c.args, width="stretch",
+        )  # fmt: skip
+    columns[len(choices)].text_input(
+        "Note", key=note_key, placeholder=note_placeholder, label_visibility="collapsed",
+        help="Letters typed here are the note's. Enter or Esc keeps the note and hands the keys "
+        "back to the card.",
+    )  # fmt: skip
+    if extra is not None:
+        with columns[-1]:
+            extra()
+    if blocked:
+        st.markdown(blocked)
+    hints = [f"**{c.shortcut}** {c.word or c.label.lower()}" for c in choices if c.shortcut]
+    if hints:
+        st.caption("Keys: " + " · ".join(hints) + " · **Enter** or **Esc** leaves the note")
+    st.html(NOTE_KEYS_SCRIPT, unsafe_allow_javascript=True)
+    return clicked
+
+
+def flash(kind: str, text: str) -> None:
+    """The last action's message, in view at the top of the card: a toast is easily missed when a
+    key, not a click, did the action."""
+    if kind == "warning":
+        st.warning(text, icon=":material/tab:")
+    elif kind == "error":
+        st.error(text, icon=":material/error:")
+    else:
+        st.success(text, icon=":material/task_alt:")
+
+
+def address_queue(queue: str) -> None:
+    """Put the queue on the card in the address (the Proposals queue is the page's default)."""
+    _shared.sync_params({QUEUE_PARAM: None if queue == "proposals" else queue})
