@@ -12,7 +12,6 @@ the model in this process (an engine that cannot start is an error with its own 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,7 +76,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from codesearch_core.cli.eval_sources import check_server, select_blueprints
+    from codesearch_core.cli.eval_sources import check_server, select_blueprints, store_and_print
     from codesearch_core.cli.propose_cmds import engine_interrupts
     from codesearch_core.cli.store_access import open_store
     from codesearch_core.corpora import check_search_environment
@@ -116,18 +115,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         check_server(args)
     with engine_interrupts(args.engine):
         run = _evaluate(args, blueprints, label)
-    with open_store(args.db) as store:
-        store.save_eval_run(run)
-    if args.json:
-        print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
-        return EXIT_OK
-    overall = run.summary["overall"]
-    print(f"eval run {run.run_id} ({run.engine}:{run.model}, n={run.n}, {label}) stored")
-    for key, value in overall.items():
-        print(f"  {key:<18} {value if not isinstance(value, float) else round(value, 3)}")
-    print("by tag (mean reward, pass@k):")
-    for tag, s in run.summary["by_tag"].items():
-        print(f"  {tag:<34} {s['mean_reward'] or 0:.3f}  {s['pass_at_k'] or 0:.2f}")
+    store_and_print(args, run, "eval run", None, ("mean_reward", "pass_at_k"))
     return EXIT_OK
 
 

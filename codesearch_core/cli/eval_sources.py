@@ -7,7 +7,8 @@ module imports the other (eval_cmds hands `--agent` to gym_cmds).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from codesearch_core.errors import EngineError, InputFileError
@@ -56,3 +57,31 @@ def check_server(args: argparse.Namespace) -> None:
             raise EngineError(
                 f"{url} serves {', '.join(served[:5])}, not {model!r}: give --model one of them"
             )
+
+
+def store_and_print(
+    args: argparse.Namespace,
+    run: Any,
+    what: str,
+    keys: Sequence[str] | None,
+    by_tag: tuple[str, str],
+) -> None:
+    """Store an eval run and print its summary: the JSON document with `--json` (nothing else on
+    stdout), else `what` and its id, the overall `keys` (every key when None) and per tag the two
+    metrics `by_tag` names."""
+    from codesearch_core.cli.store_access import open_store
+
+    with open_store(args.db) as store:
+        store.save_eval_run(run)
+    if args.json:
+        print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
+        return
+    overall = run.summary["overall"]
+    print(f"{what} {run.run_id} ({run.engine}:{run.model}, n={run.n}, {run.blueprints}) stored")
+    for key in keys if keys is not None else list(overall):
+        value = overall.get(key)
+        print(f"  {key:<18} {value if not isinstance(value, float) else round(value, 3)}")
+    first, second = by_tag
+    print(f"by tag ({first.replace('_', ' ')}, {second.replace('_', ' ')}):")
+    for tag, m in run.summary["by_tag"].items():
+        print(f"  {tag:<34} {m[first] or 0:.3f}  {m[second] or 0:.3f}")

@@ -226,7 +226,7 @@ def cmd_agent_eval(args: argparse.Namespace) -> int:
     """`codesearch eval --agent`: episodes of one policy on a task set, stored and summarized."""
     from dataclasses import replace
 
-    from codesearch_core.cli.store_access import open_store
+    from codesearch_core.cli.eval_sources import store_and_print
     from codesearch_core.engines import MAX_N
     from codesearch_core.gym import evaluate_agent
 
@@ -261,18 +261,7 @@ def cmd_agent_eval(args: argparse.Namespace) -> int:
     if tasks.missing:
         run = replace(run, summary={**run.summary, "left_out": {"corpus_missing": {
             "blueprints": len(tasks.missing), "reason": tasks.missing[0][1]}}})  # fmt: skip
-    with open_store(args.db) as store:
-        store.save_eval_run(run)
-    if args.json:
-        print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
-        return EXIT_OK
-    overall = run.summary["overall"]
-    print(f"agent eval run {run.run_id} ({run.engine}:{run.model}, n={run.n}, {label}) stored")
-    for key in ("episodes", "success_rate", "mean_reward", "mean_turns", "mean_calls",
-                "invalid_call_rate", "submit_rate", "mean_span_f1"):  # fmt: skip
-        value = overall.get(key)
-        print(f"  {key:<18} {value if not isinstance(value, float) else round(value, 3)}")
-    print("by tag (success rate, mean reward):")
-    for tag, s in run.summary["by_tag"].items():
-        print(f"  {tag:<34} {s['success_rate'] or 0:.2f}  {s['mean_reward'] or 0:.3f}")
+    keys = ("episodes", "success_rate", "mean_reward", "mean_turns", "mean_calls",
+            "invalid_call_rate", "submit_rate", "mean_span_f1")  # fmt: skip
+    store_and_print(args, run, "agent eval run", keys, ("success_rate", "mean_reward"))
     return EXIT_OK
