@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, cast
 
 from codesearch_core.errors import InputFileError
@@ -45,6 +46,17 @@ def add_agent_arguments(p: argparse.ArgumentParser, *, with_flag: bool = True) -
     _limits(g)
 
 
+def add_task_set_arguments(p: argparse.ArgumentParser) -> None:
+    """`--blueprints`, `--tag`, `--split` and `--db`: the task set of `gym tasks`, `gym serve` and
+    `rollouts` (`agent_tasks` reads them)."""
+    p.add_argument("--blueprints", default="seeds", metavar="SOURCE",
+                   help="the task set: 'seeds' (both seed files, the default), 'store', a blueprints "
+                   "JSONL file, tag:NAME or split:eval")  # fmt: skip
+    p.add_argument("--tag", help="only blueprints with this tag")
+    p.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
+    p.add_argument("--db", type=Path, default=None, metavar="PATH", help="the store")
+
+
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "gym",
@@ -58,12 +70,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         description="One JSON object a line: the blueprint id, the prompt messages and the corpus; "
         "tasks whose corpus is not here are named on stderr.",
     )
-    t.add_argument("--blueprints", default="seeds", metavar="SOURCE",
-                   help="'seeds' (both seed files, the default), 'store', a blueprints JSONL file, "
-                   "tag:NAME or split:eval")  # fmt: skip
-    t.add_argument("--tag", help="only blueprints with this tag")
-    t.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
-    t.add_argument("--db", default=None, help="the store")
+    add_task_set_arguments(t)
     t.set_defaults(func=cmd_tasks)
     _register_serve(gym_sub)
 
@@ -87,12 +94,7 @@ def _register_serve(gym_sub: argparse._SubParsersAction[Any]) -> None:
                    "environment variable CODESEARCH_GYM_TOKEN, which ps does not show)")  # fmt: skip
     s.add_argument("--max-sessions", type=int, default=DEFAULT_MAX_SESSIONS, metavar="N",
                    help=f"sessions (clients) at once (default {DEFAULT_MAX_SESSIONS})")  # fmt: skip
-    s.add_argument("--blueprints", default="seeds", metavar="SOURCE",
-                   help="the task set: 'seeds' (the default), 'store', a blueprints JSONL file, "
-                   "tag:NAME or split:eval")  # fmt: skip
-    s.add_argument("--tag", help="only blueprints with this tag")
-    s.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
-    s.add_argument("--db", default=None, help="the store")
+    add_task_set_arguments(s)
     _limits(s)
     s.set_defaults(func=cmd_serve)
 

@@ -21,7 +21,7 @@ DEFAULT_MIN_REWARD = 0.9
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    from codesearch_core.cli.gym_cmds import add_agent_arguments
+    from codesearch_core.cli.gym_cmds import add_agent_arguments, add_task_set_arguments
     from codesearch_core.cli.propose_cmds import add_engine_arguments
 
     p = sub.add_parser(
@@ -43,12 +43,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--k", type=int, default=1, metavar="K", help="episodes per task (default 1)")
     p.add_argument("--min-reward", type=float, default=DEFAULT_MIN_REWARD, metavar="R",
                    help=f"keep episodes with at least this reward (default {DEFAULT_MIN_REWARD})")  # fmt: skip
-    p.add_argument("--blueprints", default="seeds", metavar="SOURCE",
-                   help="'seeds' (both seed files, the default), 'store', a blueprints JSONL file, "
-                   "tag:NAME or split:eval")  # fmt: skip
-    p.add_argument("--tag", help="only blueprints with this tag")
-    p.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
-    p.add_argument("--db", type=Path, default=None, metavar="PATH", help="the store")
+    add_task_set_arguments(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_engine_arguments(p)
     add_agent_arguments(p, with_flag=False)

@@ -41,7 +41,7 @@ from codesearch_core.gym.actions import (
 from codesearch_core.gym.files import read_lines
 from codesearch_core.gym.prompt import prompt_messages
 from codesearch_core.gym.reward import episode_reward
-from codesearch_core.gym.settings import DEFAULT_SETTINGS, GymSettings
+from codesearch_core.gym.settings import DEFAULT_SETTINGS, SUCCESS_REWARD, GymSettings
 from codesearch_core.models import Blueprint, Grade, RunResult, Span, ToolCall
 from codesearch_core.tools import run_tool_call
 
@@ -114,8 +114,6 @@ class EpisodeResult:
 
     @property
     def success(self) -> bool:
-        from codesearch_core.gym.settings import SUCCESS_REWARD
-
         return self.reward >= SUCCESS_REWARD
 
     def info(self) -> dict[str, Any]:
