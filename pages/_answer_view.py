@@ -1,6 +1,7 @@
 """The review card's diff view: a proposed call beside the reference, their changed fields, and
 the findings marked hit / partial / miss / extra in the corpus files. The Review page draws its
-card with it, and the Evaluations page opens any eval answer in it."""
+card with it, and the Evaluations page opens any single-call eval answer in it (an agent's episode
+is `pages/_trajectory.py`, which draws its findings with the same functions)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.models import Blueprint
 from codesearch_core.studio import (
     Change,
-    EpisodeCall,
     FindingRow,
     FindingStatus,
     call_diff,
@@ -29,22 +29,6 @@ MAX_FINDING_ROWS = 40
 
 def call_json(call: Mapping[str, Any]) -> str:
     return json.dumps(call, indent=2, ensure_ascii=False)
-
-
-def episode(calls_made: Sequence[EpisodeCall], error: str) -> None:
-    """An agent's episode, turn by turn: each call and what the environment answered; the
-    submitted locations are diffed below like a call's findings."""
-    for turn, group in groupby(calls_made, key=lambda c: c.turn):
-        st.markdown(f"**Turn {turn}**")
-        for c in group:
-            st.code(f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})", language="text",
-                    wrap_lines=True)  # fmt: skip
-            if c.error:
-                st.caption(f":red[{c.observation}]")
-            else:
-                st.code(c.observation or "(empty)", language="text", wrap_lines=True)
-    if error:
-        st.error(f"**No locations submitted**: {error}")
 
 
 def calls(
@@ -89,17 +73,27 @@ def calls(
         st.caption("Repairs: " + "; ".join(repairs))
 
 
-def findings(corpus: str, rows: Sequence[FindingRow]) -> None:
-    """The counts, then one block per file with every hit, miss and extra of it marked."""
+def finding_badges(rows: Sequence[FindingRow]) -> str:
+    """The counts of a findings diff as coloured badges (Markdown)."""
     counts = {s: sum(r.status is s for r in rows) for s in FindingStatus}
     partial = sum(bool(r.coverage and r.coverage.partial) for r in rows)
-    st.markdown(
-        # Partial hits are among the hits, said inside their badge: "4 hit 4 partial" read as 8.
-        f"**Findings** · :green-badge[{counts[FindingStatus.HIT]} hit"
+    # Partial hits are among the hits, said inside their badge: "4 hit 4 partial" read as 8.
+    return (
+        f":green-badge[{counts[FindingStatus.HIT]} hit"
         + (f"] :violet-badge[{partial} of them partial] " if partial else "] ")
         + f":red-badge[{counts[FindingStatus.MISS]} miss] "
         f":orange-badge[{counts[FindingStatus.EXTRA]} extra]"
     )
+
+
+def findings(corpus: str, rows: Sequence[FindingRow]) -> None:
+    """The counts, then one block per file with every hit, miss and extra of it marked."""
+    st.markdown(f"**Findings** · {finding_badges(rows)}")
+    finding_code(corpus, rows)
+
+
+def finding_code(corpus: str, rows: Sequence[FindingRow]) -> None:
+    """One block per file of the corpus with every hit, miss and extra of it marked."""
     shown = rows[:MAX_FINDING_ROWS]
     # One block per file: overlapping windows of neighbouring findings would repeat lines.
     for path, in_file in groupby(shown, key=lambda r: r.path):

@@ -1,5 +1,7 @@
 """Evaluations: the stored eval runs (`codesearch eval`) side by side, charts per category, two
-runs compared blueprint by blueprint, and any answer opened in the review card's diff view."""
+runs compared blueprint by blueprint and side by side on one, and any answer opened: a single call
+in the review card's diff view, an agent's episode in the trajectory view. The address names the
+run, the blueprint, the answer and the page of turns."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
-from pages import _answer_view, _shared
+from pages import _answer_view, _shared, _trajectory
 
 _shared.ensure_routed()
 
@@ -21,6 +23,12 @@ if not runs:
     st.stop()
 
 by_id = {run.run_id: run for run in runs}
+# The address names a run, a blueprint and an answer (an episode for an agent run), so a link
+# opens it and Back returns to the one before. A run the link names is among the runs chosen.
+RUN_PARAM, BLUEPRINT_PARAM, ANSWER_PARAM, TURNS_PARAM = "run", "blueprint", "answer", "turns"
+addressed_run = st.query_params.get(RUN_PARAM)
+if addressed_run in by_id and addressed_run not in st.session_state.get("ev:runs", list(by_id)[:2]):
+    st.session_state["ev:runs"] = [*st.session_state.get("ev:runs", list(by_id)[:2]), addressed_run]
 chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="ev:runs",
                         format_func=lambda run_id: by_id[run_id].label,
                         help="Newest first. The first two chosen are compared below: the first "
@@ -45,6 +53,7 @@ else:
 
 # Items are read only for the runs compared and opened: a run's summary is enough above.
 changes: tuple[dict[str, object], ...] = ()
+compared = baseline = None
 if len(shown) >= 2:
     # The first run chosen against the second (the baseline): newest against the one before.
     compared, baseline = store.get_eval_run(shown[0].run_id), store.get_eval_run(shown[1].run_id)
@@ -64,42 +73,64 @@ if len(shown) >= 2:
                          column_config={"a": "baseline", "b": "compared"})  # fmt: skip
 
 st.subheader("Answers", anchor=False)
+_shared.follow_address(RUN_PARAM, "ev:answer_run", [r.run_id for r in shown])
 run_id = st.selectbox("Run", [r.run_id for r in shown], key="ev:answer_run",
                       format_func=lambda i: by_id[i].label)  # fmt: skip
+_shared.write_address(RUN_PARAM, run_id)
 run = store.get_eval_run(run_id) if run_id else None
 if run is None or not run.items:
     st.caption("This run has no answers.")
     st.stop()
-picked = st.selectbox("Blueprint", studio.item_choices(run, changes), key="ev:item",
+choices = studio.item_choices(run, changes)
+_shared.follow_address(BLUEPRINT_PARAM, "ev:item", choices)
+picked = st.selectbox("Blueprint", choices, key="ev:item",
                       help="Those the comparison changed come first.")  # fmt: skip
+_shared.write_address(BLUEPRINT_PARAM, picked)
+if picked and compared is not None and baseline is not None:
+    # Which run found what on this blueprint, in how many turns and calls.
+    both = studio.side_by_side(store, [compared, baseline], picked)
+    st.markdown("**Side by side on this blueprint** (each run's best answer)")
+    st.dataframe(pd.DataFrame(list(both.runs)), width="stretch", hide_index=True)
+    if both.spans:
+        st.dataframe(pd.DataFrame(list(both.spans)), width="stretch", hide_index=True)
 views = studio.answer_views(store, run, picked) if picked else []
 if not views:
     st.caption("No answer to this blueprint in this run.")
-for view in views:
-    with st.expander(view.title, expanded=view.index == 0):
-        answer, bp = view.answer, view.blueprint
-        if bp is None:
-            st.warning(
-                f"Blueprint `{view.blueprint_id}` is not in the store, and this run did "
-                "not keep it: the answer can be read, not diffed."
-            )
-            st.json({"call": answer.call, "raw_text": answer.raw_text, "error": answer.error})
-            continue
-        st.caption(f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · "
-                   f"tool {'right' if answer.tool_ok else 'wrong'}"
-                   + (" · PCRE2 rule broken" if answer.pcre2_violation else "")
-                   + (" · repaired" if answer.repaired else ""))  # fmt: skip
-        st.markdown(f"**{bp.intent}**")
-        episode = studio.episode_calls(run, answer)
-        if episode is not None:
-            _answer_view.episode(episode, answer.error)
-        else:
-            _answer_view.calls(bp, answer.call, answer.raw_text, answer.error)
-        if answer.call is not None and answer.error:
-            st.error(f"**The run failed**: {answer.error}", icon=":material/error:")
-        elif answer.call is not None:
-            _answer_view.findings(bp.corpus, view.rows)
-            if answer.truncated:
-                st.caption("Only the first findings were kept with the run.")
-        with st.popover("Raw output"):
-            st.code(answer.raw_text or "(empty)", language="text", wrap_lines=True)
+    st.stop()
+indexes = [str(v.index) for v in views]
+_shared.follow_address(ANSWER_PARAM, "ev:answer", indexes)
+if st.session_state.get("ev:answer") not in indexes:
+    st.session_state["ev:answer"] = indexes[0]
+if len(views) > 1:
+    st.segmented_control("Answer", indexes, key="ev:answer",
+                         format_func=lambda i: views[int(i)].title)  # fmt: skip
+index = st.session_state.get("ev:answer") or indexes[0]
+_shared.write_address(ANSWER_PARAM, index)
+view = views[int(index)]
+answer, bp = view.answer, view.blueprint
+item = next(i for i in run.items if i.blueprint_id == picked)
+trajectory = studio.answer_trajectory(run, item, answer, bp)
+st.markdown(f"**{view.title}**")
+if trajectory is not None:
+    _trajectory.show(trajectory, key="ev:traj", page_param=TURNS_PARAM)
+elif bp is None:
+    st.warning(
+        f"Blueprint `{view.blueprint_id}` is not in the store, and this run did "
+        "not keep it: the answer can be read, not diffed."
+    )
+    st.json({"call": answer.call, "raw_text": answer.raw_text, "error": answer.error})
+else:
+    st.caption(f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · "
+               f"tool {'right' if answer.tool_ok else 'wrong'}"
+               + (" · PCRE2 rule broken" if answer.pcre2_violation else "")
+               + (" · repaired" if answer.repaired else ""))  # fmt: skip
+    st.markdown(f"**{bp.intent}**")
+    _answer_view.calls(bp, answer.call, answer.raw_text, answer.error)
+    if answer.call is not None and answer.error:
+        st.error(f"**The run failed**: {answer.error}", icon=":material/error:")
+    elif answer.call is not None:
+        _answer_view.findings(bp.corpus, view.rows)
+        if answer.truncated:
+            st.caption("Only the first findings were kept with the run.")
+with st.popover("Raw output"):
+    st.code(answer.raw_text or "(empty)", language="text", wrap_lines=True)

@@ -3,7 +3,8 @@
 `studio.drafts` (blueprint authoring and uploads), `studio.review` (next item, findings diff,
 re-running an edited call), `studio.synthesized` (the Drafts queue's card, a blueprint's
 provenance, the Synthesize page's run), `studio.evaluations` (eval runs side by side, compared,
-an answer for the diff view), `studio.propose` (engines into the store), `studio.diff` (the findings
+an answer for the diff view, two runs side by side), `studio.trajectory` (an episode turn by
+turn), `studio.propose` (engines into the store), `studio.diff` (the findings
 diff rows), `studio.code` (code windows and marked lines as HTML), `studio.forms` (the tool-call
 forms). The top of the library: imports every layer below, and nothing imports it but `pages/`.
 """
@@ -38,14 +39,14 @@ from codesearch_core.studio.evaluations import (
     CHART_METRICS,
     AnswerView,
     Comparison,
-    EpisodeCall,
+    SideBySide,
     answer_views,
     category_chart,
     category_rows,
     comparison,
-    episode_calls,
     item_choices,
     overall_table,
+    side_by_side,
 )
 from codesearch_core.studio.forms import (
     AstGrepForm,
@@ -88,26 +89,42 @@ from codesearch_core.studio.synthesized import (
     provenance,
     synthesize_into_store,
 )
+from codesearch_core.studio.trajectory import (
+    COMPONENT_WORDS,
+    OBSERVATION_VIEW_CHARS,
+    TURNS_PER_PAGE,
+    CallView,
+    ReadRange,
+    Trajectory,
+    TurnView,
+    answer_trajectory,
+    episode_trajectory,
+    is_agent_run,
+    trajectory_view,
+)
 from codesearch_core.studio.words import DROP_REASONS, drop_reason, human_size, plural
 from codesearch_core.synthesis import SynthesisCounts
 
 __all__ = [
     "CATEGORIES",
     "CHART_METRICS",
+    "COMPONENT_WORDS",
     "DROP_REASONS",
     "EDIT_ENGINE",
     "EXPECTED_COLUMNS",
     "FILTER_PARAMS",
     "ITEM_PARAM",
+    "OBSERVATION_VIEW_CHARS",
     "REJECT_REASONS",
     "SYNTHESIS_STAGES",
+    "TURNS_PER_PAGE",
     "AnswerView",
     "AstGrepForm",
     "BlueprintDraft",
+    "CallView",
     "Change",
     "Comparison",
     "DraftCard",
-    "EpisodeCall",
     "FieldKind",
     "FindingRow",
     "FindingStatus",
@@ -115,13 +132,18 @@ __all__ = [
     "FormResult",
     "Mark",
     "ProposeProgress",
+    "ReadRange",
+    "SideBySide",
     "SpanLine",
     "SynthesisCounts",
     "Tone",
+    "Trajectory",
+    "TurnView",
     "accept_blocker",
     "accepted_examples",
     "add_expected_span",
     "all_blueprints",
+    "answer_trajectory",
     "answer_views",
     "ast_grep_form_of",
     "blueprint_from_draft",
@@ -137,7 +159,7 @@ __all__ = [
     "draft_from_blueprint",
     "draft_from_run",
     "drop_reason",
-    "episode_calls",
+    "episode_trajectory",
     "expected_table",
     "file_mtime_ns",
     "file_size",
@@ -150,6 +172,7 @@ __all__ = [
     "hit_windows",
     "human_size",
     "infer_language",
+    "is_agent_run",
     "item_choices",
     "marked_window_html",
     "next_item_id",
@@ -162,8 +185,10 @@ __all__ = [
     "render_lines_html",
     "rerun_edited",
     "run_item",
+    "side_by_side",
     "spans_from_table",
     "still_to_do",
     "suggest_blueprint_id",
     "synthesize_into_store",
+    "trajectory_view",
 ]

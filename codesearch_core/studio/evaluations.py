@@ -1,6 +1,7 @@
 """The Evaluations page's view-model: eval runs side by side (a table, and long-form rows per
-category for the charts), two runs compared blueprint by blueprint, and one answer laid out for the
-review card's diff view (its call against the reference, its findings against the expected spans).
+category for the charts), two runs compared blueprint by blueprint and side by side on one, and one
+answer laid out for the review card's diff view (its call against the reference, its findings
+against the expected spans); an agent run's answer is a trajectory (`studio.trajectory`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from codesearch_core.export import METRICS, compare
-from codesearch_core.grading import diff_findings
+from codesearch_core.grading import diff_findings, line_coverage
 from codesearch_core.gym import AGENT_ENGINE_PREFIX
 from codesearch_core.models import Blueprint
 from codesearch_core.store import EvalAnswer, EvalRun, Store
@@ -149,36 +150,74 @@ def answer_views(store: Store, run: EvalRun, blueprint_id: str) -> list[AnswerVi
 
 
 @dataclass(frozen=True, slots=True)
-class EpisodeCall:
-    """One call of an agent's episode as the page shows it: what was called, what it was told."""
+class SideBySide:
+    """Runs side by side on one blueprint: per run its best answer's reward, turns, calls and how
+    many expected spans it found (`runs`); per expected span what each run's best answer made of
+    it (`spans`: hit, partial, miss, or "no answer")."""
 
-    turn: int
-    name: str
-    arguments: Any
-    observation: str
-    error: str
+    runs: tuple[dict[str, Any], ...]
+    spans: tuple[dict[str, Any], ...]
 
 
-def episode_calls(run: EvalRun, answer: EvalAnswer) -> list[EpisodeCall] | None:
-    """The calls of an agent run's answer (an episode, `gym.evaluate`: its trajectory is the
-    answer's text), turn by turn; None for a single-call run's answer."""
+def _turns_and_calls(run: EvalRun, answer: EvalAnswer) -> tuple[int | None, int | None]:
+    """An agent answer's turns and calls (its trajectory's info); a single call's are 1 and 1."""
     if not run.engine.startswith(AGENT_ENGINE_PREFIX):
-        return None
+        return 1, 1
     try:
-        trajectory = json.loads(answer.raw_text)
-        return [
-            EpisodeCall(
-                t + 1,
-                str(c["name"]),
-                c.get("arguments"),
-                str(c.get("observation", "")),
-                str(c.get("error", "")),
-            )
-            for t, turn in enumerate(trajectory["turns"])
-            for c in turn
-        ]
+        info = json.loads(answer.raw_text)["info"]
+        return int(info["turns"]), int(info["calls"])
     except (ValueError, KeyError, TypeError):
-        return None
+        return None, None
+
+
+def side_by_side(store: Store, runs: Sequence[EvalRun], blueprint_id: str) -> SideBySide:
+    """Which run found what on `blueprint_id`, in how many turns and calls (class docstring)."""
+    bp = None
+    best: dict[str, EvalAnswer | None] = {}
+    for run in runs:
+        item = next((i for i in run.items if i.blueprint_id == blueprint_id), None)
+        bp = bp or (item.blueprint if item is not None else None)
+        answers = item.answers if item is not None else ()
+        best[run.label] = max(answers, key=lambda a: a.reward) if answers else None
+    bp = bp or store.get_blueprint(blueprint_id)
+    expected = bp.expected if bp is not None else ()
+    run_rows: list[dict[str, Any]] = []
+    span_status: dict[str, dict[Any, str]] = {}
+    for run in runs:
+        answer = best[run.label]
+        if answer is None:
+            run_rows.append({"run": run.label, "reward": None, "turns": None, "calls": None,
+                             "found": "no answer", "ended": ""})  # fmt: skip
+            span_status[run.label] = {}
+            continue
+        diff = diff_findings(answer.findings, expected) if not answer.error else None
+        status: dict[Any, str] = {}
+        for found, span in diff.hits if diff is not None else ():
+            partial = bool((cover := line_coverage(found, span)) and cover.partial)
+            status[span] = "partial" if partial else "hit"
+        span_status[run.label] = status
+        turns, calls = _turns_and_calls(run, answer)
+        run_rows.append(
+            {
+                "run": run.label,
+                "reward": round(answer.reward, 3),
+                "turns": turns,
+                "calls": calls,
+                "found": f"{len(status)} of {len(expected)} expected",
+                "ended": answer.error or "answered",
+            }
+        )
+    spans = tuple(
+        {
+            "expected": f"{s.path} L{s.start_line}-{s.end_line}",
+            **{
+                label: "no answer" if best[label] is None else span_status[label].get(s, "miss")
+                for label in best
+            },
+        }
+        for s in expected
+    )
+    return SideBySide(tuple(run_rows), spans)
 
 
 def item_choices(run: EvalRun, changes: Sequence[Mapping[str, Any]] = ()) -> list[str]:

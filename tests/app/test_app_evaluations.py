@@ -25,7 +25,14 @@ def test_two_eval_runs_show_side_by_side_compared_and_open_in_the_diff_view(
         newest_first = [r.run_id for r in store.eval_runs()]
     assert chosen == newest_first  # the newest two, newest first, compared against the older
     assert "n=2" in at.multiselect(key="ev:runs").format_func(chosen[0])
-    assert len(at.dataframe) == 2  # the overall table and the item-by-item comparison
+    # the overall table, the item-by-item comparison, and the two runs side by side on the
+    # blueprint opened: a row per run, a row per expected span with a column per run
+    assert len(at.dataframe) == 4
+    side = at.dataframe[2].value
+    assert list(side["run"]) == [at.multiselect(key="ev:runs").format_func(c) for c in chosen]
+    assert {"reward", "turns", "calls", "found"} <= set(side.columns)
+    spans = at.dataframe[3].value
+    assert set(spans.columns) == {"expected", *side["run"]}
     labels = [m.label for m in at.metric]
     assert labels == ["Better", "Worse", "Same", "In one run only"]
     blueprints = at.selectbox(key="ev:item").options
@@ -67,8 +74,13 @@ def test_an_agent_run_opens_as_an_episode_turn_by_turn_with_its_submit_diffed(
     codes = [c.value for c in at.code]
     assert any(c.startswith("submit(") for c in codes)
     assert any(c.startswith("ripgrep_search(") or c.startswith("ast_grep_search(") for c in codes)
-    assert any("**Findings**" in v for v in markdown)  # the submitted locations, diffed
+    assert any(v.startswith("**Submitted locations**") for v in markdown)  # diffed
+    assert any(v.startswith("**Reward") for v in markdown)
+    components = at.dataframe[-1].value
+    assert "R_find" in list(components["component"])
     assert not any("**Proposed call**" in v for v in markdown)
+    # The address names the run, the blueprint and the answer: a link opens the same episode.
+    assert {"run", "blueprint", "answer"} <= set(at.query_params)
 
 
 def test_an_agent_runs_success_rate_is_a_chart_metric(studio_db: Path) -> None:

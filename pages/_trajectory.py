@@ -1,0 +1,148 @@
+"""The trajectory view: one gym episode turn by turn (each call, its arguments, what the environment
+answered, a search's shown findings and a read's range against the expected spans), then the
+submitted locations diffed and the reward with its components. The Evaluations page draws an agent
+run's answers with it, the Episodes review card a stored episode; `show` is the one entry.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from codesearch_core import studio
+from codesearch_core.store import StoredEpisode
+from pages import _answer_view, _shared
+
+
+def show(
+    episode: studio.Trajectory | StoredEpisode, *, key: str = "traj", page_param: str | None = None
+) -> None:
+    """Draw one episode. `episode` is a built view (`studio.answer_trajectory`,
+    `studio.episode_trajectory`) or a stored episode (its blueprint read from the store). `key`
+    names this view's widgets (two views on one page need two keys); `page_param`, when given, is
+    the address parameter that holds the page of turns shown, so a link and Back reopen it."""
+    view = episode
+    if isinstance(view, StoredEpisode):
+        view = studio.episode_trajectory(view, _shared.get_store().get_blueprint(view.blueprint_id))
+    _header(view)
+    if view.problem:
+        st.error(f"**This episode cannot be shown**: {view.problem}", icon=":material/error:")
+        return
+    turns = _page_of_turns(view, key, page_param)
+    for turn in turns:
+        st.markdown(f"**Turn {turn.number}**")
+        if not turn.calls:
+            st.caption("No call: the agent answered in words, so the episode ended.")
+        for call in turn.calls:
+            _call(view, call)
+    _submitted(view)
+    _reward(view)
+
+
+def _header(view: studio.Trajectory) -> None:
+    invalid = f" ({view.invalid_calls} refused or failed)" if view.invalid_calls else ""
+    st.caption(
+        " · ".join(
+            part
+            for part in (
+                view.title,
+                f"`{view.blueprint_id}`",
+                f"corpus **{view.corpus}**",
+                f"reward **{view.reward:.3f}**",
+                studio.plural(len(view.turns), "turn"),
+                studio.plural(view.calls, "call") + invalid,
+                f"ended: {view.end_reason}" if view.end_reason else "",
+            )
+            if part
+        )
+    )
+    if view.corpus_problem:
+        st.warning(f"**The corpus cannot be read**: {view.corpus_problem}. The calls and what the "
+                   "environment answered are shown; the code around the findings is not.",
+                   icon=":material/folder_off:")  # fmt: skip
+    if view.blueprint is None:
+        st.warning(f"Blueprint `{view.blueprint_id}` is not in the store: the calls can be read, "
+                   "not diffed against its expected spans.")  # fmt: skip
+    else:
+        st.markdown(f"**{view.blueprint.intent}**")
+
+
+def _page_of_turns(
+    view: studio.Trajectory, key: str, page_param: str | None
+) -> tuple[studio.TurnView, ...]:
+    if view.pages == 1:
+        return view.turns
+    per = studio.TURNS_PER_PAGE
+    pages = [str(n) for n in range(1, view.pages + 1)]
+    widget = f"{key}:page"
+    if page_param:
+        _shared.follow_address(page_param, widget, pages)
+    if st.session_state.get(widget) not in pages:
+        st.session_state[widget] = pages[0]
+    page = st.segmented_control(
+        f"{studio.plural(len(view.turns), 'turn')}, {per} a page",
+        pages,
+        key=widget,
+        format_func=lambda p: f"{(int(p) - 1) * per + 1} to {min(int(p) * per, len(view.turns))}",
+    )
+    page = page or pages[0]
+    if page_param:
+        _shared.write_address(page_param, None if page == pages[0] else page)
+    return view.page(int(page))
+
+
+def _call(view: studio.Trajectory, call: studio.CallView) -> None:
+    st.code(f"{call.name}({call.arguments})", language="text", wrap_lines=True)
+    if call.error:
+        st.markdown(f":red-badge[{call.error}] {_escaped(call.observation)}")
+    elif call.kind == "search" and view.blueprint is not None:
+        shown = call.shown_matches
+        seen = (studio.plural(call.matches, "match", "matches") + f", {shown} shown"
+                if call.matches > shown else studio.plural(shown, "match", "matches"))  # fmt: skip
+        with st.expander(f"{seen} · {call.count(studio.FindingStatus.HIT)} of "
+                         f"{view.expected} expected found"):  # fmt: skip
+            st.markdown(_answer_view.finding_badges(call.rows) + " (of the matches shown)")
+            _code_or_list(view, call.rows)
+            st.code(call.observation or "(empty)", language="text", wrap_lines=True)
+    elif call.read is not None:
+        covers = ", ".join(f"L{s.start_line}-{s.end_line}" for s in call.read.covers)
+        with st.expander(f"read {call.read.label}"
+                         + (f" · shows expected {covers}" if covers else " · no expected line")):  # fmt: skip
+            st.code(call.observation or "(empty)", language="text", wrap_lines=True)
+    else:
+        st.caption(_escaped(call.observation) or "(empty)")
+    if call.observation_cut:
+        st.caption(f"The observation is cut here: the first {len(call.observation):,} of its "
+                   f"{call.observation_chars:,} characters are shown.")  # fmt: skip
+
+
+def _code_or_list(view: studio.Trajectory, rows: tuple[studio.FindingRow, ...]) -> None:
+    if view.corpus_problem:
+        st.markdown("  \n".join(f"{r.status.value} `{r.path}` {r.lines_label}" for r in rows))
+    else:
+        _answer_view.finding_code(view.corpus, rows)
+
+
+def _submitted(view: studio.Trajectory) -> None:
+    if view.submitted is None:
+        st.error(f"**No locations submitted** ({view.end_reason or 'no submit'}): the reward is 0.",
+                 icon=":material/error:")  # fmt: skip
+        return
+    st.markdown(f"**Submitted locations** · {_answer_view.finding_badges(view.submitted)}")
+    _code_or_list(view, view.submitted)
+
+
+def _reward(view: studio.Trajectory) -> None:
+    st.markdown(f"**Reward {view.reward:.3f}**")
+    st.dataframe(
+        [
+            {"component": name, "value": value, "what": studio.COMPONENT_WORDS.get(name, "")}
+            for name, value in view.components.items()
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def _escaped(text: str) -> str:
+    # An observation is the tool's text: its `*`, `_` and `[` are not Markdown.
+    return text.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_").replace("[", "\\[")
