@@ -29,6 +29,10 @@ CHART_METRICS: Final = (
     "invalid_call_rate",
 )
 
+#: The longest category label drawn whole, and how many ticks the metric axis aims at.
+CATEGORY_LABEL_PX: Final = 400
+METRIC_TICKS: Final = 5
+
 
 def overall_table(runs: Sequence[EvalRun]) -> list[dict[str, Any]]:
     """One row per run: what it was, then its overall metrics."""
@@ -77,8 +81,20 @@ def category_chart(rows: Sequence[Mapping[str, Any]], metric: str) -> Any:
         alt.Chart(pd.DataFrame(list(rows)))
         .mark_bar()
         .encode(
-            y=alt.Y("category:N", title=None, sort="ascending"),
-            x=alt.X("value:Q", title=metric, scale=alt.Scale(domain=[low, 1])),
+            # Whole category names (Vega cuts labels at 180 px: "tag:adversarial:ca…"), and a
+            # metric axis of a few ticks (left to Vega, a wide chart had one every 0.05).
+            y=alt.Y(
+                "category:N",
+                title=None,
+                sort="ascending",
+                axis=alt.Axis(labelLimit=CATEGORY_LABEL_PX),
+            ),
+            x=alt.X(
+                "value:Q",
+                title=metric,
+                scale=alt.Scale(domain=[low, 1]),
+                axis=alt.Axis(tickCount=METRIC_TICKS, format=".1f"),
+            ),
             yOffset="run:N",
             color=alt.Color("run:N", legend=alt.Legend(orient="bottom", labelLimit=400)),
             tooltip=["run", "category", "blueprints", alt.Tooltip("value:Q", format=".3f")],

@@ -85,3 +85,16 @@ def test_an_answer_is_diffed_against_the_blueprint_it_was_graded_against(tmp_pat
     assert len(view.rows) == len(set(bp.expected)) and view.answer.reward == 1.0
     assert {r.status for r in view.rows} == {FindingStatus.HIT}
     assert outside.blueprint is not None and outside.rows
+
+
+def test_the_category_chart_draws_whole_labels_and_a_few_ticks() -> None:
+    # Issue 29: labels such as "tag:adversarial:case" were cut, and the metric axis had 29 ticks.
+    rows = [
+        {"run": run, "category": f"tag:adversarial:case-{i}-with-a-long-name", "value": v,
+         "blueprints": 3}
+        for i in range(6) for run, v in (("a", 0.25), ("b", 0.75))
+    ]  # fmt: skip
+    spec = studio.category_chart(rows, "mean_reward").to_dict()
+    y_axis, x_axis = spec["encoding"]["y"]["axis"], spec["encoding"]["x"]["axis"]
+    assert y_axis["labelLimit"] >= 8 * max(len(r["category"]) for r in rows)
+    assert x_axis["tickCount"] <= 6
