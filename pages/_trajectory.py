@@ -86,7 +86,9 @@ def _page_of_turns(
     )
     page = page or pages[0]
     if page_param:
-        _shared.write_address(page_param, None if page == pages[0] else page)
+        # The first page too: Back returns to it only if the address held it (adding a parameter
+        # to the address is not a history entry, `pages/_history.py`; changing one is).
+        _shared.write_address(page_param, page)
     return view.page(int(page))
 
 

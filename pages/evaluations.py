@@ -90,9 +90,10 @@ if picked and compared is not None and baseline is not None:
     # Which run found what on this blueprint, in how many turns and calls.
     both = studio.side_by_side(store, [compared, baseline], picked)
     st.markdown("**Side by side on this blueprint** (each run's best answer)")
-    st.dataframe(pd.DataFrame(list(both.runs)), width="stretch", hide_index=True)
+    # Tables, not data frames: a few rows, read whole, and their text is in the page.
+    st.table(pd.DataFrame(list(both.runs)).set_index("run"))
     if both.spans:
-        st.dataframe(pd.DataFrame(list(both.spans)), width="stretch", hide_index=True)
+        st.table(pd.DataFrame(list(both.spans)).set_index("expected"))
 views = studio.answer_views(store, run, picked) if picked else []
 if not views:
     st.caption("No answer to this blueprint in this run.")

@@ -74,9 +74,11 @@ def category_chart(rows: Sequence[Mapping[str, Any]], metric: str) -> Any:
     import pandas as pd
 
     low = min(0.0, *(float(r["value"]) for r in rows)) if rows else 0.0
-    height = max(
-        120, 22 * len({r["category"] for r in rows}) * max(1, len({r["run"] for r in rows}))
-    )
+    # Streamlit fits the whole chart (axis, legend) into `height`: the bars get 22 px each, and
+    # the axis and a legend row per run come on top (a chart of a few bars was squeezed flat).
+    n_runs = max(1, len({r["run"] for r in rows}))
+    bars = len({r["category"] for r in rows}) * n_runs
+    height = max(66, 22 * bars) + 60 + 20 * n_runs
     return (
         alt.Chart(pd.DataFrame(list(rows)))
         .mark_bar()
@@ -96,7 +98,7 @@ def category_chart(rows: Sequence[Mapping[str, Any]], metric: str) -> Any:
                 axis=alt.Axis(tickCount=METRIC_TICKS, format=".1f"),
             ),
             yOffset="run:N",
-            color=alt.Color("run:N", legend=alt.Legend(orient="bottom", labelLimit=400)),
+            color=alt.Color("run:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
             tooltip=["run", "category", "blueprints", alt.Tooltip("value:Q", format=".3f")],
         )
         .properties(height=height)

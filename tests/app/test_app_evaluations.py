@@ -25,14 +25,13 @@ def test_two_eval_runs_show_side_by_side_compared_and_open_in_the_diff_view(
         newest_first = [r.run_id for r in store.eval_runs()]
     assert chosen == newest_first  # the newest two, newest first, compared against the older
     assert "n=2" in at.multiselect(key="ev:runs").format_func(chosen[0])
-    # the overall table, the item-by-item comparison, and the two runs side by side on the
-    # blueprint opened: a row per run, a row per expected span with a column per run
-    assert len(at.dataframe) == 4
-    side = at.dataframe[2].value
-    assert list(side["run"]) == [at.multiselect(key="ev:runs").format_func(c) for c in chosen]
+    assert len(at.dataframe) == 2  # the overall table and the item-by-item comparison
+    # The two runs side by side on the blueprint opened: a row per run, a row per expected span
+    # with a column per run.
+    side, spans = (t.value for t in at.table)
+    assert list(side.index) == [at.multiselect(key="ev:runs").format_func(c) for c in chosen]
     assert {"reward", "turns", "calls", "found"} <= set(side.columns)
-    spans = at.dataframe[3].value
-    assert set(spans.columns) == {"expected", *side["run"]}
+    assert set(spans.columns) == set(side.index)
     labels = [m.label for m in at.metric]
     assert labels == ["Better", "Worse", "Same", "In one run only"]
     blueprints = at.selectbox(key="ev:item").options

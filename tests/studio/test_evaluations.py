@@ -98,3 +98,9 @@ def test_the_category_chart_draws_whole_labels_and_a_few_ticks() -> None:
     y_axis, x_axis = spec["encoding"]["y"]["axis"], spec["encoding"]["x"]["axis"]
     assert y_axis["labelLimit"] >= 8 * max(len(r["category"]) for r in rows)
     assert x_axis["tickCount"] <= 6
+
+
+def test_a_chart_of_a_few_bars_keeps_room_for_them_beside_its_axis_and_legend() -> None:
+    rows = [{"run": run, "category": "tag:x", "value": 0.5, "blueprints": 1} for run in "ab"]
+    spec = studio.category_chart(rows, "mean_reward").to_dict()
+    assert spec["height"] >= 2 * 22 + 60 + 2 * 20  # bars, the axis, a legend row per run

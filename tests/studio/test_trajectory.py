@@ -37,7 +37,7 @@ def _played(bp: Blueprint) -> dict[str, Any]:
                     "start_line": first.start_line,
                     "end_line": first.end_line + 3,
                 },
-            },  # fmt: skip
+            },
             {"name": "grep_everything", "arguments": {}},
         ]
     )
