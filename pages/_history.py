@@ -10,9 +10,12 @@ a push that changes a value (another item, another queue) or the page stays a ne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import streamlit as st
+
+from pages import _shared
 
 _SCRIPT: Final = """<script>
 if (!window.__codesearchHistory) {
@@ -37,3 +40,20 @@ if (!window.__codesearchHistory) {
 def keep_back_meaningful() -> None:
     """Install the history rule in the page (once per browser tab; later calls do nothing)."""
     st.html(_SCRIPT, unsafe_allow_javascript=True)
+
+
+_ADDRESSED: Final = "addressed:"  # + a parameter: the value this session last wrote for it
+
+
+def follow_address(param: str, key: str, options: Sequence[str]) -> None:
+    """Before the widget `key` is drawn: an address value of `param` that this session did not
+    write (a link opened, Back or Forward) picks that option; one it wrote leaves the widget be."""
+    value = st.query_params.get(param)
+    if value is not None and value != st.session_state.get(_ADDRESSED + param) and value in options:
+        st.session_state[key] = value
+
+
+def write_address(param: str, value: str | None) -> None:
+    """Put the widget's value in the address (after `follow_address` and the widget)."""
+    st.session_state[_ADDRESSED + param] = value
+    _shared.sync_params({param: value})

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import runpy
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -194,20 +194,3 @@ def go_to(
     st.session_state.update(state or {})
     name = _identity.name_for_address()
     st.switch_page(page, query_params={**(params or {}), **({REVIEWER: name} if name else {})})
-
-
-_ADDRESSED: Final = "addressed:"  # + a parameter: the value this session last wrote for it
-
-
-def follow_address(param: str, key: str, options: Sequence[str]) -> None:
-    """Before the widget `key` is drawn: an address value of `param` that this session did not
-    write (a link opened, Back or Forward) picks that option; one it wrote leaves the widget be."""
-    value = st.query_params.get(param)
-    if value is not None and value != st.session_state.get(_ADDRESSED + param) and value in options:
-        st.session_state[key] = value
-
-
-def write_address(param: str, value: str | None) -> None:
-    """Put the widget's value in the address (after `follow_address` and the widget)."""
-    st.session_state[_ADDRESSED + param] = value
-    sync_params({param: value})

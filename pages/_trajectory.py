@@ -10,7 +10,7 @@ import streamlit as st
 
 from codesearch_core import studio
 from codesearch_core.store import StoredEpisode
-from pages import _answer_view, _shared
+from pages import _answer_view, _history, _shared
 
 
 def show(
@@ -75,7 +75,7 @@ def _page_of_turns(
     pages = [str(n) for n in range(1, view.pages + 1)]
     widget = f"{key}:page"
     if page_param:
-        _shared.follow_address(page_param, widget, pages)
+        _history.follow_address(page_param, widget, pages)
     if st.session_state.get(widget) not in pages:
         st.session_state[widget] = pages[0]
     page = st.segmented_control(
@@ -88,7 +88,7 @@ def _page_of_turns(
     if page_param:
         # The first page too: Back returns to it only if the address held it (adding a parameter
         # to the address is not a history entry, `pages/_history.py`; changing one is).
-        _shared.write_address(page_param, page)
+        _history.write_address(page_param, page)
     return view.page(int(page))
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
-from pages import _answer_view, _shared, _trajectory
+from pages import _answer_view, _history, _shared, _trajectory
 
 _shared.ensure_routed()
 
@@ -73,19 +73,19 @@ if len(shown) >= 2:
                          column_config={"a": "baseline", "b": "compared"})  # fmt: skip
 
 st.subheader("Answers", anchor=False)
-_shared.follow_address(RUN_PARAM, "ev:answer_run", [r.run_id for r in shown])
+_history.follow_address(RUN_PARAM, "ev:answer_run", [r.run_id for r in shown])
 run_id = st.selectbox("Run", [r.run_id for r in shown], key="ev:answer_run",
                       format_func=lambda i: by_id[i].label)  # fmt: skip
-_shared.write_address(RUN_PARAM, run_id)
+_history.write_address(RUN_PARAM, run_id)
 run = store.get_eval_run(run_id) if run_id else None
 if run is None or not run.items:
     st.caption("This run has no answers.")
     st.stop()
 choices = studio.item_choices(run, changes)
-_shared.follow_address(BLUEPRINT_PARAM, "ev:item", choices)
+_history.follow_address(BLUEPRINT_PARAM, "ev:item", choices)
 picked = st.selectbox("Blueprint", choices, key="ev:item",
                       help="Those the comparison changed come first.")  # fmt: skip
-_shared.write_address(BLUEPRINT_PARAM, picked)
+_history.write_address(BLUEPRINT_PARAM, picked)
 if picked and compared is not None and baseline is not None:
     # Which run found what on this blueprint, in how many turns and calls.
     both = studio.side_by_side(store, [compared, baseline], picked)
@@ -99,14 +99,14 @@ if not views:
     st.caption("No answer to this blueprint in this run.")
     st.stop()
 indexes = [str(v.index) for v in views]
-_shared.follow_address(ANSWER_PARAM, "ev:answer", indexes)
+_history.follow_address(ANSWER_PARAM, "ev:answer", indexes)
 if st.session_state.get("ev:answer") not in indexes:
     st.session_state["ev:answer"] = indexes[0]
 if len(views) > 1:
     st.segmented_control("Answer", indexes, key="ev:answer",
                          format_func=lambda i: views[int(i)].title)  # fmt: skip
 index = st.session_state.get("ev:answer") or indexes[0]
-_shared.write_address(ANSWER_PARAM, index)
+_history.write_address(ANSWER_PARAM, index)
 view = views[int(index)]
 answer, bp = view.answer, view.blueprint
 item = next(i for i in run.items if i.blueprint_id == picked)

@@ -19,8 +19,7 @@ from typing import Any, Final
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError
 from codesearch_core.grading import diff_findings
-from codesearch_core.gym import AGENT_ENGINE_PREFIX
-from codesearch_core.gym.actions import READ_FILE, SEARCH_TOOLS, SUBMIT
+from codesearch_core.gym import AGENT_ENGINE_PREFIX, READ_FILE, SEARCH_TOOLS, SUBMIT
 from codesearch_core.models import Blueprint, Finding, Span
 from codesearch_core.store import EvalAnswer, EvalItem, EvalRun, StoredEpisode
 from codesearch_core.studio.diff import FindingRow, FindingStatus, finding_rows
