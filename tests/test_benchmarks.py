@@ -82,3 +82,9 @@ def test_the_gym_server_benchmark_runs_on_a_few_blueprints() -> None:
     out = run_benchmark("bench_gym_server.py", "--reps", "1", "--limit", "3")
     assert "| the reference call (one search) | 3 |" in out
     assert "| no search (an unknown tool) | 3 |" in out
+
+
+@pytest.mark.slow
+def test_the_trajectory_view_benchmark_runs() -> None:
+    out = run_benchmark("bench_trajectory.py", "--reps", "1")
+    assert "| build and draw it (`pages/_trajectory.show` in AppTest) |" in out
