@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Final
 
+from codesearch_core.cli.progress import Progress
 from codesearch_core.cli.tool_cmds import EXIT_OK, EXIT_PROBLEMS
 from codesearch_core.corpora import (
     CorpusInfo,
@@ -68,24 +69,30 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     pin.set_defaults(func=cmd_pin)
 
 
-def _progress(stage: str, done: int, total: int) -> None:
-    if not sys.stderr.isatty():
-        return
-    label = {"fetch": "fetching", "copy": "copying", "hash": "hashing"}[stage]
-    shown = f"{done:,}/{total:,} files" if total else "…"
-    print(f"\r{label} {shown}   ", end="", file=sys.stderr, flush=True)
+_STAGES: Final = {"fetch": "fetching", "copy": "copying", "hash": "hashing"}
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    result = add_corpus(
-        args.name,
-        args.source,
-        replace=args.replace,
-        max_bytes=args.max_bytes,
-        progress=_progress,
-    )
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    bars: dict[str, Progress] = {}  # a line per stage, the one before closed when one begins
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage not in bars:
+            for bar in bars.values():
+                bar.close()
+            bars[stage] = Progress(_STAGES[stage], total=total or None, unit="files")
+        bars[stage].update(done, total=total or None)
+
+    try:
+        result = add_corpus(
+            args.name,
+            args.source,
+            replace=args.replace,
+            max_bytes=args.max_bytes,
+            progress=progress,
+        )
+    finally:
+        for bar in bars.values():
+            bar.close()
     m = result.manifest
     print(
         f"added corpus {result.name}: {len(m.files):,} files, {m.total_bytes:,} bytes, "

@@ -16,12 +16,12 @@ import argparse
 import contextlib
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO, TypeVar
 
 from codesearch_core import config
+from codesearch_core.cli.progress import Progress
 from codesearch_core.corpora import load_seed_blueprints, read_blueprints_jsonl
 from codesearch_core.engines import (
     DEFAULT_PRESET,
@@ -210,7 +210,7 @@ def _propose(args: argparse.Namespace, blueprints: list[Blueprint]) -> int:
     settings = sampling_settings(args)
     prompt = PromptConfig(schema=args.prompt_schema)
     sink = _open_sink(args, blueprints)
-    progress = ProgressBar(len(blueprints), f"{engine.name}:{engine.model}")
+    progress = Progress(f"{engine.name}:{engine.model}", total=len(blueprints), unit="blueprints")
     counts = {"proposals": 0, "valid": 0}
     no_answer: list[Proposal] = []  # requests that failed (a prompt too long for the model, …)
     # Chunks are written as they finish, so an interrupted run keeps its work. An import reads
@@ -264,7 +264,7 @@ def sampling_settings(args: argparse.Namespace) -> SamplingSettings:
     )
 
 
-def _chunk_progress(progress: ProgressBar, start: int, size: int) -> ProgressFn:
+def _chunk_progress(progress: Progress, start: int, size: int) -> ProgressFn:
     def report(done: int, total: int) -> None:
         if total == size:
             progress.update(start + done)
@@ -437,63 +437,3 @@ def _open_sink(
     if args.out is not None:
         return _JsonlSink(args.out, args.append)
     return _StoreSink(args.db or config.db_path(), blueprints, args.blueprints == "store")
-
-
-class ProgressBar:
-    """A one-line progress bar on stderr, redrawn in place with \\r (at most 10 times a second)."""
-
-    WIDTH: Final = 30
-
-    def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
-        self.total = total
-        self.label = label
-        self.unit = "blueprints"
-        self.stream = stream or sys.stderr
-        self.started = time.monotonic()
-        self._last_draw = 0.0
-        self._done = 0
-        self._proposals = 0
-        self._valid = 0
-        self._drawn = False
-
-    @property
-    def done(self) -> int:
-        return self._done
-
-    def update(
-        self,
-        done: int,
-        *,
-        total: int | None = None,
-        proposals: int | None = None,
-        valid: int | None = None,
-    ) -> None:
-        """`total` replaces the total (an import counts lines, not blueprints)."""
-        if total is not None:
-            self.total = total
-            self.unit = "items"
-        self._done = min(done, self.total)
-        if proposals is not None:
-            self._proposals = proposals
-        if valid is not None:
-            self._valid = valid
-        now = time.monotonic()
-        if now - self._last_draw >= 0.1 or self._done == self.total:
-            self._last_draw = now
-            self._draw()
-
-    def _draw(self) -> None:
-        filled = self.WIDTH * self._done // self.total if self.total else self.WIDTH
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        elapsed = time.monotonic() - self.started
-        self.stream.write(
-            f"\r{self.label} [{bar}] {self._done}/{self.total} {self.unit}, "
-            f"{self._proposals} proposals ({self._valid} valid) {elapsed:.1f}s"
-        )
-        self.stream.flush()
-        self._drawn = True
-
-    def close(self) -> None:
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()

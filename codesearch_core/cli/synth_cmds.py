@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core import config
 from codesearch_core.cli.interrupts import stop_on_ctrl_c
+from codesearch_core.cli.progress import Progress
 from codesearch_core.cli.tool_cmds import EXIT_OK, EXIT_PROBLEMS
 
 if TYPE_CHECKING:  # the tools, the grader and the store load when the command runs
@@ -129,11 +130,14 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         with (
             open_store(args.db or config.db_path()) as store,
             stop_on_ctrl_c("the drafts in flight") as ctrl_c,
+            # Kept drafts against the limit (the candidates are many more than the drafts kept).
+            Progress("synthesize", total=args.limit, unit="drafts") as bar,
         ):
 
             def progress(counts: SynthesisCounts) -> None:
-                if not args.json:
-                    print(f"  {_line(counts)}", file=sys.stderr, flush=True)
+                figures = {"mined": counts.mined, "verified": counts.verified,
+                           "deduplicated": counts.deduplicated}  # fmt: skip
+                bar.update(counts.kept, **figures)
 
             report = synthesize(
                 args.corpus,

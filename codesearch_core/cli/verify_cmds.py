@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from codesearch_core import config
+from codesearch_core.cli.progress import Progress
 from codesearch_core.errors import InputFileError
 
 
@@ -103,7 +103,11 @@ def run_verify(args: argparse.Namespace) -> int:
 
         execute = partial(verify_many_ray, address=args.ray or None)
         where = f"Ray ({args.ray or 'local or $RAY_ADDRESS'})"
-    progress = VerifyProgressLine()
+    progress = Progress("verify", unit="calls")
+
+    def show(done: Any) -> None:
+        progress.update(done.done, total=done.total, errors=done.errors)
+
     with open_store(path) as store:
         executed_before = store.counts().executed
         try:
@@ -114,7 +118,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 limit=args.limit,
                 timeout_s=args.timeout,
                 max_findings=args.max_findings,
-                on_progress=progress.update,
+                on_progress=show,
                 execute=execute,
             )
         except KeyboardInterrupt:
@@ -175,33 +179,3 @@ def run_stale(path: Path) -> int:
     for item_id in report.drifted_ids:
         print(f"  drift  {item_id}")
     return 0
-
-
-class VerifyProgressLine:
-    """`verify 120/1000 (7 errors) 85.2 calls/s 1.4s` on stderr, redrawn at most 10 times a second."""
-
-    def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.done = 0
-        self._last_draw = 0.0
-        self._drawn = False
-
-    def update(self, progress: Any) -> None:
-        self.done = progress.done
-        now = time.monotonic()
-        if now - self._last_draw < 0.1 and progress.done != progress.total:
-            return
-        self._last_draw = now
-        total = "" if progress.total is None else f"/{progress.total}"
-        self.stream.write(
-            f"\rverify {progress.done}{total} ({progress.errors} errors) "
-            f"{progress.calls_per_s:.1f} calls/s {progress.elapsed_s:.1f}s"
-        )
-        self.stream.flush()
-        self._drawn = True
-
-    def close(self) -> None:
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
 from pathlib import Path
 
 import pytest
 
 from codesearch_core.cli import main
-from codesearch_core.cli.propose_cmds import ProgressBar
 from codesearch_core.corpora.blueprints import load_seed_blueprints
 from codesearch_core.engines.base import failed_proposal
 from codesearch_core.errors import EngineError
@@ -153,20 +151,6 @@ def test_vllm_engine_without_vllm_says_how_to_get_it(
     )
     assert code == 2
     assert "vLLM is not installed in this environment" in capsys.readouterr().err
-
-
-def test_progress_bar_draws_in_place_and_ends_the_line() -> None:
-    stream = io.StringIO()
-    bar = ProgressBar(4, "x", stream)
-    bar.update(2, proposals=3, valid=1)
-    bar.update(4, proposals=8, valid=5)
-    bar.close()
-    text = stream.getvalue()
-    assert text.startswith(
-        "\rx [###############...............] 2/4 blueprints, 3 proposals (1 valid)"
-    )
-    assert "\rx [##############################] 4/4 blueprints, 8 proposals (5 valid)" in text
-    assert text.endswith("\n")
 
 
 def test_propose_into_the_store_stores_blueprints_then_proposals(tmp_path: Path) -> None:
