@@ -9,20 +9,27 @@ from __future__ import annotations
 import streamlit as st
 
 from codesearch_core import studio
+from codesearch_core.models import Blueprint
 from codesearch_core.store import StoredEpisode
 from pages import _answer_view, _history, _shared
 
 
 def show(
-    episode: studio.Trajectory | StoredEpisode, *, key: str = "traj", page_param: str | None = None
+    episode: studio.Trajectory | StoredEpisode,
+    *,
+    blueprint: Blueprint | None = None,
+    key: str = "traj",
+    page_param: str | None = None,
 ) -> None:
     """Draw one episode. `episode` is a built view (`studio.answer_trajectory`,
-    `studio.episode_trajectory`) or a stored episode (its blueprint read from the store). `key`
-    names this view's widgets (two views on one page need two keys); `page_param`, when given, is
-    the address parameter that holds the page of turns shown, so a link and Back reopen it."""
+    `studio.episode_trajectory`) or a stored episode, diffed against `blueprint` (by default the
+    store's blueprint of that id). `key` names this view's widgets (two views on one page need two
+    keys); `page_param`, when given, is the address parameter that holds the page of turns shown,
+    so a link and Back reopen it."""
     view = episode
     if isinstance(view, StoredEpisode):
-        view = studio.episode_trajectory(view, _shared.get_store().get_blueprint(view.blueprint_id))
+        bp = blueprint or _shared.get_store().get_blueprint(view.blueprint_id)
+        view = studio.episode_trajectory(view, bp)
     _header(view)
     if view.problem:
         st.error(f"**This episode cannot be shown**: {view.problem}", icon=":material/error:")
