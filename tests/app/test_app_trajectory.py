@@ -49,7 +49,7 @@ def test_a_stored_50_turn_episode_is_paged_cut_and_says_its_corpus_is_gone(
             "end_reason": "turn_limit",
             "calls": 50,
             "invalid_calls": 49,
-        },  # fmt: skip
+        },
     }
     path = tmp_path / "trajectory.json"
     path.write_text(json.dumps(trajectory), encoding="utf-8")
