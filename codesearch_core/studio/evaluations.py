@@ -227,7 +227,8 @@ def side_by_side(store: Store, runs: Sequence[EvalRun], blueprint_id: str) -> Si
         )
     spans = tuple(
         {
-            "expected": f"{s.path} L{s.start_line}-{s.end_line}",
+            "expected": f"{s.path} L{s.start_line}"
+            + (f"-{s.end_line}" if s.end_line != s.start_line else ""),
             **{
                 label: "no answer" if best[label] is None else span_status[label].get(s, "miss")
                 for label in best
