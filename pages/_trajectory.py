@@ -77,10 +77,17 @@ def _page_of_turns(
     view: studio.Trajectory, key: str, page_param: str | None
 ) -> tuple[studio.TurnView, ...]:
     if view.pages == 1:
+        if page_param:
+            _history.write_address(page_param, None)
         return view.turns
     per = studio.TURNS_PER_PAGE
     pages = [str(n) for n in range(1, view.pages + 1)]
     widget = f"{key}:page"
+    # Another episode opens on its first page (unless its address names another).
+    episode_id = f"{view.title}|{view.blueprint_id}"
+    if st.session_state.get(f"{key}:episode") != episode_id:
+        st.session_state[f"{key}:episode"] = episode_id
+        st.session_state.pop(widget, None)
     if page_param:
         _history.follow_address(page_param, widget, pages)
     if st.session_state.get(widget) not in pages:

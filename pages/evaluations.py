@@ -26,10 +26,13 @@ by_id = {run.run_id: run for run in runs}
 # The address names a run, a blueprint and an answer (an episode for an agent run), so a link
 # opens it and Back returns to the one before. A run the link names is among the runs chosen.
 RUN_PARAM, BLUEPRINT_PARAM, ANSWER_PARAM, TURNS_PARAM = "run", "blueprint", "answer", "turns"
-addressed_run = st.query_params.get(RUN_PARAM)
-if addressed_run in by_id and addressed_run not in st.session_state.get("ev:runs", list(by_id)[:2]):
-    st.session_state["ev:runs"] = [*st.session_state.get("ev:runs", list(by_id)[:2]), addressed_run]
-chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="ev:runs",
+# The newest two by default, set through the session (not `default=`, which Streamlit refuses
+# beside a value the session holds).
+picked_runs = [r for r in st.session_state.get("ev:runs", list(by_id)[:2]) if r in by_id]
+if (addressed_run := st.query_params.get(RUN_PARAM)) in by_id and addressed_run not in picked_runs:
+    picked_runs.append(addressed_run)
+st.session_state["ev:runs"] = picked_runs
+chosen = st.multiselect("Runs", list(by_id), key="ev:runs",
                         format_func=lambda run_id: by_id[run_id].label,
                         help="Newest first. The first two chosen are compared below: the first "
                         "against the second.")  # fmt: skip
