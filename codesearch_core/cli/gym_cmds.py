@@ -4,7 +4,7 @@ environment server, for trainers: `gym.openenv_server`).
 
 `eval --agent` takes the engines `reference` (the blueprint's own calls, then their findings: no
 model), `import --from FILE` (recorded episodes replayed through the environment), and the model
-engines `openai` and `vllm` (`gym.chat`). Its `--blueprints seeds` is both seed files: the gym's
+engines `openai` and `vllm` (`gym.chat`). Its `--blueprints seeds` is every seed file: the gym's
 tasks are every seed, the real packages' too when they are fetched.
 """
 
@@ -50,7 +50,7 @@ def add_task_set_arguments(p: argparse.ArgumentParser) -> None:
     """`--blueprints`, `--tag`, `--split` and `--db`: the task set of `gym tasks`, `gym serve` and
     `rollouts` (`agent_tasks` reads them)."""
     p.add_argument("--blueprints", default="seeds", metavar="SOURCE",
-                   help="the task set: 'seeds' (both seed files, the default), 'store', a blueprints "
+                   help="the task set: 'seeds' (every seed file, the default), 'store', a blueprints "
                    "JSONL file, tag:NAME or split:eval")  # fmt: skip
     p.add_argument("--tag", help="only blueprints with this tag")
     p.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
@@ -109,7 +109,7 @@ def settings_from(args: argparse.Namespace) -> Any:
 
 
 def agent_tasks(args: argparse.Namespace) -> tuple[Any, str]:
-    """The task set of `--blueprints` (`seeds` is both seed files) after --tag / --split; tasks
+    """The task set of `--blueprints` (`seeds` is every seed file) after --tag / --split; tasks
     whose corpus is missing are named on stderr and left out."""
     from codesearch_core.cli.eval_sources import select_blueprints
     from codesearch_core.corpora import check_search_environment

@@ -5,7 +5,7 @@ SOURCE is one of:
   read with rg's own gitignore matcher; `.git/` is left out);
 - `git:PATH[@REV]`, or a directory that is a git work tree: the files git tracks (at REV through
   `git archive`, or in the work tree as it is);
-- `pypi:NAME==VERSION`: the sdist, fetched by pip's own `pip download --no-binary :all:`;
+- `pypi:NAME==VERSION`: the sdist, fetched by pip's own `pip download --no-binary NAME`;
 - `npm:NAME@VERSION`: the package tarball, fetched by `npm pack`.
 
 The snapshot is built in a staging folder beside the corpora and renamed into place once it is
@@ -295,9 +295,13 @@ def _extract(path: Path, dest: Path, budget: _Budget, progress: Progress) -> int
 def _fetch_pypi(spec: str, work: Path) -> Path:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+", spec):
         raise CorpusError(f"pypi:{spec} is not NAME==VERSION (e.g. pypi:click==8.1.7)")
+    # `--no-binary NAME`, not `:all:`: the package's own sdist, while its build tools (needed only
+    # for pip to read the metadata) come as wheels. Built from source, a Rust or C build backend
+    # (maturin, cffi) can take minutes or fail offline, and none of it goes into the corpus.
+    name = spec.split("==", 1)[0]
     _run(
         [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+            sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", name,
             "--disable-pip-version-check", "--quiet", "--dest", str(work), spec,
         ],
         f"fetching the sdist of {spec} from PyPI",

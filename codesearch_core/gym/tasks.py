@@ -1,6 +1,6 @@
 """The gym's tasks: blueprints whose corpus is here.
 
-Every seed of both seed files (`data/seeds/*.jsonl`: the fixture corpora's and the real packages'),
+Every seed of every seed file (`data/seeds/*.jsonl`: the fixture corpora's and the real packages'),
 every blueprint of the store (authored or accepted there) and so every `split:eval` one is a task;
 plan seeds are the multi-turn ones. A task whose corpus is missing (the real packages not fetched
 yet) cannot run: `Tasks.missing` names it instead of an episode that scores 0 for the
@@ -33,7 +33,7 @@ class Tasks:
 
 
 def seed_files() -> list[Path]:
-    """Both seed files: the fixture corpora's first (`config.seeds_file()`), then the others."""
+    """Every seed file: the fixture corpora's first (`config.seeds_file()`), then the others."""
     first = config.seeds_file()
     others = sorted(p for p in first.parent.glob("*.jsonl") if p != first)
     return [first, *others]

@@ -201,7 +201,7 @@ __all__ = [
 def load_environment(
     blueprints: str = "seeds", max_turns: int = 4, max_parallel: int = 8, **kwargs: Any
 ) -> vf.Env:
-    """The gym as a verifiers env: `blueprints` is 'seeds' (both seed files) or a blueprints
+    """The gym as a verifiers env: `blueprints` is 'seeds' (every seed file) or a blueprints
     JSONL file; `max_turns`/`max_parallel` the episode's limits; `kwargs` go to the env config
     (e.g. `timeout`, `retries`, or `agent=vf.AgentConfig(...)` for another runtime)."""
     GymSettings(max_turns=max_turns, max_parallel=max_parallel)  # fails early on bad limits

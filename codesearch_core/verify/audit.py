@@ -4,8 +4,9 @@ For each seed the audit runs, with the real tools, and scores like any proposal:
 
 - its **counter-calls**, written by the seed's author as the strongest wrong calls they found;
 - **keyword** baselines (ast-grep seeds): each literal piece of the pattern(s) (`DB.query`,
-  `useEffect`) as a fixed-string `rg` call with the language's type filter: the text search a
-  model falls back on;
+  `useEffect`), of a rule's `regex` literals (`contextmanager` in `contextmanager$`) and the
+  keyword a rule's `kind` names (`unsafe` for `unsafe_block`, `class` for `class_declaration`) as a
+  fixed-string `rg` call with the language's type filter: the text search a model falls back on;
 - **drop-flag** baselines (ripgrep seeds): the reference without each of its options in turn
   (pcre2, type filter, globs, paths, case, word, multiline, fixed strings); a variant that still
   scores 1.0 means that option does not matter on this corpus;
@@ -132,14 +133,62 @@ class AuditSummary:
 
 
 def keyword_pieces(bp: Blueprint) -> list[str]:
-    """The literal words of an ast-grep call's patterns (metavariables and bare keywords left out)."""
-    texts = list(_patterns(bp.reference_call.arguments))
+    """The literal words of an ast-grep call: of its patterns (metavariables and bare keywords left
+    out), of its rule's `regex` literals, and the keyword each rule `kind` is named after."""
+    args = bp.reference_call.arguments
+    texts = [_METAVARIABLE.sub(" ", text) for text in _patterns(args)]
+    texts += [_regex_literals(text) for text in _rule_values(args, "regex")]
     pieces: dict[str, None] = {}
     for text in texts:
-        for piece in _PIECE.findall(_METAVARIABLE.sub(" ", text)):
+        for piece in _PIECE.findall(text):
             if piece not in _KEYWORDS_SKIPPED and len(piece) > 1:
                 pieces[piece] = None
+    # A kind's keyword is the construct itself (`class`, `unsafe`, `catch`): what a text search
+    # for it types, so it is kept even when it is a bare keyword.
+    for kind in _rule_values(args, "kind"):
+        word = _kind_keyword(kind)
+        if word:
+            pieces[word] = None
     return list(pieces)
+
+
+#: Words of tree-sitter kind names that name no text (`function_definition` -> `function`,
+#: `decorated_definition` -> none).
+_GENERIC_KIND_WORDS: Final = frozenset(
+    {"declaration", "definition", "statement", "expression", "item", "clause", "block",
+     "annotation", "list", "literal", "identifier", "specifier", "signature", "decorated",
+     "redirected", "lexical", "variable", "type", "predicate", "call", "arguments", "body",
+     "field", "member", "formal", "parameters", "parameter", "string", "comment", "program",
+     "method"}
+)  # fmt: skip
+#: Regex syntax that is not literal text: escapes of a class (\s, \w, \b...), character classes.
+_REGEX_CLASS: Final = re.compile(r"\\[A-Za-z]|\[[^\]]*\]")
+
+
+def _kind_keyword(kind: str) -> str:
+    """The keyword a kind is named after: its first word unless generic (`unsafe_block` ->
+    `unsafe`, `impl_item` -> `impl`, `decorated_definition` -> "")."""
+    first = kind.split("_", 1)[0]
+    return "" if first in _GENERIC_KIND_WORDS or len(first) < 2 else first
+
+
+def _regex_literals(regex: str) -> str:
+    """The text of a regex with its classes and escapes of classes blanked and escaped
+    punctuation unescaped: what is left are the literal words."""
+    return re.sub(r"\\(.)", r"\1", _REGEX_CLASS.sub(" ", regex))
+
+
+def _rule_values(value: Any, key: str) -> Iterator[str]:
+    """Every string under `key` anywhere in a call's arguments (a rule and its sub-rules)."""
+    if isinstance(value, Mapping):
+        for k, inner in value.items():
+            if k == key and isinstance(inner, str):
+                yield inner
+            else:
+                yield from _rule_values(inner, key)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _rule_values(inner, key)
 
 
 def _patterns(value: Any) -> Iterator[str]:

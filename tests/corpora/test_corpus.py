@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_core.corpora import corpus
+from codesearch_core.corpora import corpus, read_manifest
 from codesearch_core.errors import CorpusError
 from codesearch_core.tools import parse_tool_call, run_tool_call
 from codesearch_core.tools.schemas import AST_GREP_LANGUAGES
@@ -184,9 +184,14 @@ def test_the_shipped_corpora_are_there_and_multilingual() -> None:
 def test_the_shipped_corpora_have_no_hidden_files_but_their_gitignores_and_manifest() -> None:
     # Hidden files are invisible to both tools. A corpus's .gitignore is noise a real repository
     # has: the runner passes --no-ignore, so the files it names are searched like any other. The
-    # manifest pins the corpus (corpora.snapshot).
+    # manifest pins the corpus (corpora.snapshot). A published package fetched as a real corpus
+    # (pypi:, npm:) keeps the dot-files its authors shipped (.github/, .keep...): they are the
+    # package's, and no seed expects them.
     for name in corpus.list_corpora():
         root = corpus.corpus_root(name)
+        manifest = read_manifest(root)
+        if manifest is not None and manifest.source.startswith(("pypi:", "npm:")):
+            continue
         hidden = [
             p for p in root.rglob(".*") if p.name not in (".gitignore", ".codesearch-manifest.json")
         ]

@@ -75,6 +75,38 @@ def test_keyword_pieces_are_the_literal_words_of_every_pattern() -> None:
     assert keyword_pieces(bp(SG_CALL, [(1, 1)])) == ["handler"]
 
 
+def test_a_rule_without_a_pattern_gets_keywords_from_its_kinds_and_regex_literals() -> None:
+    # {kind: decorated_definition, has: {kind: decorator, regex: "contextmanager$"}}: no pattern,
+    # so the keywords are the regex's literal word and the kind names that name text.
+    rule_call = {
+        "name": "ast_grep_search",
+        "arguments": {
+            "language": "python",
+            "rule": {
+                "kind": "decorated_definition",
+                "has": {"kind": "decorator", "regex": "^@(contextlib\\.)?contextmanager$"},
+            },
+        },
+    }
+    assert keyword_pieces(bp(rule_call, [(1, 1)])) == ["contextlib", "contextmanager", "decorator"]
+    # Escapes of classes (\s, \b) and character classes are syntax, not words; the kind's keyword
+    # is kept even though a bare keyword from a pattern is not.
+    impl_call = {
+        "name": "ast_grep_search",
+        "arguments": {
+            "language": "rust",
+            "rule": {"kind": "impl_item", "regex": "^impl[^{]*\\sfor\\s"},
+        },
+    }
+    assert keyword_pieces(bp(impl_call, [(1, 1)])) == ["impl"]
+    class_call = {
+        "name": "ast_grep_search",
+        "arguments": {"language": "java", "rule": {"kind": "class_declaration"}},
+    }
+    (call,) = [c for kind, _, c, _ in baseline_calls(bp(class_call, [(1, 1)])) if kind == "keyword"]
+    assert call.arguments == {"pattern": "class", "fixed_strings": True, "file_types": ["java"]}
+
+
 def test_a_ripgrep_seed_gets_one_drop_flag_baseline_per_option() -> None:
     call = {
         "name": "ripgrep_search",
