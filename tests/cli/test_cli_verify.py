@@ -102,6 +102,12 @@ def test_the_console_script_runs_verify(store_path: Path) -> None:
     assert _executed(store_path)[0] == 8
 
 
+_CLI_WITH_CTRL_C = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from codesearch_core.cli import main; sys.exit(main())"
+)
+
+
 @pytest.fixture
 def long_run_path(tmp_path: Path) -> Path:
     """A store whose verification takes seconds: the seed proposals over renamed blueprint copies."""
@@ -128,7 +134,9 @@ def test_ctrl_c_exits_130_without_a_traceback_and_keeps_what_was_written(
     # its first count says a first batch is written, so the Ctrl-C lands mid-run.
     primary, secondary = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "codesearch_core", *command],
+        # SIGINT's default handler, as a terminal gives it: a shell's background job (CI started
+        # with `&`) inherits SIGINT ignored, and then no Ctrl-C would reach the command at all.
+        [sys.executable, "-c", _CLI_WITH_CTRL_C, *command],
         stdout=subprocess.PIPE,
         stderr=secondary,
     )
