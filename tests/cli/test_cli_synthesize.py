@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pty
+import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -111,17 +112,33 @@ def test_ctrl_c_with_json_prints_what_was_kept_and_exits_130(tmp_path: Path) -> 
     _write_big_corpus(corpora / "big", 3000)
     db = tmp_path / "s.duckdb"
     command = ["synthesize", "--corpus", "big", "--json", "--batch-size", "16", "--db", str(db)]
+    # stderr on a pseudo-terminal: the progress line is drawn there (silent on a pipe, and so with
+    # --json's stdout), and its first count of kept drafts says the Ctrl-C lands mid-run.
+    primary, secondary = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-c", _CLI_WITH_CTRL_C, *command],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=secondary,
         env={**os.environ, "CODESEARCH_CORPORA": str(corpora)},
         start_new_session=True,  # the signal reaches this process only, not the test's group
     )
-    time.sleep(5)  # past the mining passes, into the batches (the whole run takes 30 s+)
-    assert proc.poll() is None, proc.communicate()
+    os.close(secondary)
+    err = b""
+    while re.search(rb"synthesize: +[1-9]", err) is None:
+        chunk = os.read(primary, 4096)
+        assert chunk, err
+        err += chunk
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    out, _ = proc.communicate(timeout=120)
+    while True:  # the rest the command wrote to the terminal, until its end is closed
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(primary)
     assert proc.returncode == 130, err.decode()
     report = json.loads(out)
     assert report["stopped"] is True and report["kept"] == len(report["drafts"])
