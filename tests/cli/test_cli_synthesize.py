@@ -5,17 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pty
-import re
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from codesearch_core.cli import main
 from codesearch_core.store import Store
+from tests.ctrl_c_support import ctrl_c_when
 
 
 def test_synthesize_webshop_writes_30_distinct_verified_drafts(
@@ -82,12 +78,6 @@ def test_a_corpus_that_gives_no_draft_at_all_exits_1(
 
 #: The CLI with Ctrl-C's usual handler: a Python started from a background job inherits SIGINT
 #: ignored, and would not see the test's signal.
-_CLI_WITH_CTRL_C = (
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from codesearch_core.cli import main; sys.exit(main())"
-)
-
-
 def _write_big_corpus(root: Path, files: int) -> None:
     """Python and JavaScript files whose calls give one draft per three files: synthesis takes
     tens of seconds on it, writing drafts all along."""
@@ -112,37 +102,14 @@ def test_ctrl_c_with_json_prints_what_was_kept_and_exits_130(tmp_path: Path) -> 
     _write_big_corpus(corpora / "big", 3000)
     db = tmp_path / "s.duckdb"
     command = ["synthesize", "--corpus", "big", "--json", "--batch-size", "16", "--db", str(db)]
-    # stderr on a pseudo-terminal: the progress line is drawn there (silent on a pipe, and so with
-    # --json's stdout), and its first count of kept drafts says the Ctrl-C lands mid-run.
-    primary, secondary = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _CLI_WITH_CTRL_C, *command],
-        stdout=subprocess.PIPE,
-        stderr=secondary,
-        env={**os.environ, "CODESEARCH_CORPORA": str(corpora)},
-        start_new_session=True,  # the signal reaches this process only, not the test's group
+    # The first count of kept drafts on the progress line: the Ctrl-C lands mid-run.
+    run = ctrl_c_when(
+        command, rb"synthesize: +[1-9]", env={**os.environ, "CODESEARCH_CORPORA": str(corpora)}
     )
-    os.close(secondary)
-    err = b""
-    while re.search(rb"synthesize: +[1-9]", err) is None:
-        chunk = os.read(primary, 4096)
-        assert chunk, err
-        err += chunk
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=120)
-    while True:  # the rest the command wrote to the terminal, until its end is closed
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        err += chunk
-    os.close(primary)
-    assert proc.returncode == 130, err.decode()
-    report = json.loads(out)
+    assert run.returncode == 130, run.terminal
+    report = json.loads(run.stdout)
     assert report["stopped"] is True and report["kept"] == len(report["drafts"])
-    assert "Traceback" not in err.decode()
+    assert "Traceback" not in run.terminal
     with Store(db) as store:
         drafts, total = store.list_drafts(status=None, corpus="big", limit=100_000)
     assert total == report["kept"] > 0

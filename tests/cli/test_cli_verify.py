@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import signal
 import subprocess
 import sys
 from dataclasses import replace
@@ -16,6 +13,7 @@ from verify_support import invalid_proposal, make_store, seed_proposals
 
 from codesearch_core.cli import main
 from codesearch_core.store.core import Store
+from tests.ctrl_c_support import ctrl_c_when
 
 
 @pytest.fixture
@@ -102,12 +100,6 @@ def test_the_console_script_runs_verify(store_path: Path) -> None:
     assert _executed(store_path)[0] == 8
 
 
-_CLI_WITH_CTRL_C = (
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from codesearch_core.cli import main; sys.exit(main())"
-)
-
-
 @pytest.fixture
 def long_run_path(tmp_path: Path) -> Path:
     """A store whose verification takes seconds: the seed proposals over renamed blueprint copies."""
@@ -130,35 +122,10 @@ def test_ctrl_c_exits_130_without_a_traceback_and_keeps_what_was_written(
     long_run_path: Path, workers: str
 ) -> None:
     command = ["verify", "--workers", workers, "--db", str(long_run_path)]
-    # stderr on a pseudo-terminal: the progress line is drawn there (on a pipe it is silent), and
-    # its first count says a first batch is written, so the Ctrl-C lands mid-run.
-    primary, secondary = pty.openpty()
-    proc = subprocess.Popen(
-        # SIGINT's default handler, as a terminal gives it: a shell's background job (CI started
-        # with `&`) inherits SIGINT ignored, and then no Ctrl-C would reach the command at all.
-        [sys.executable, "-c", _CLI_WITH_CTRL_C, *command],
-        stdout=subprocess.PIPE,
-        stderr=secondary,
-    )
-    os.close(secondary)
-    err = b""
-    while re.search(rb"verify: +[1-9]", err) is None:
-        chunk = os.read(primary, 4096)
-        assert chunk, err
-        err += chunk
-    proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=120)
-    while True:  # the rest the command wrote to the terminal, until its end is closed
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        err += chunk
-    os.close(primary)
-    text = err.decode()
-    assert proc.returncode == 130, text
+    # The progress line's first count says a first batch is written: Ctrl-C lands mid-run.
+    run = ctrl_c_when(command, rb"verify: +[1-9]")
+    text = run.terminal
+    assert run.returncode == 130, text
     assert "Traceback" not in text
     written = re.search(r"interrupted: (\d+) results written", text)
     assert written is not None, text
