@@ -56,7 +56,7 @@ def test_java_methods_with_an_annotation() -> None:
     test = _kept(found, "Test")
     assert all(s.path.endswith("AccountTest.java") for s in test.expected)
     assert all(s.end_line > s.start_line for s in test.expected)  # the whole methods
-    assert _kept(found, "Deprecated").baseline_label == "rg '@Deprecated'"
+    assert _kept(found, "Deprecated").baseline_label == "rg -F '@Deprecated' -t java"
 
 
 JAVA = """\
