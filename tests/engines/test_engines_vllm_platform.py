@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -127,6 +128,16 @@ def test_a_max_model_len_above_the_models_own_says_to_lower_it() -> None:
     assert message.endswith("give --max-model-len at most the model's own limit (named above)")
 
 
+@pytest.fixture
+def default_sigint() -> Iterator[None]:
+    """SIGINT's default handler, as a terminal gives it: a shell's background job (CI started with
+    `&`) inherits SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("default_sigint")
 def test_a_sigint_that_lands_in_another_thread_interrupts_the_main_threads_c_call() -> None:
     # vLLM's start-up: the main thread waits in C (here a read of a pipe nobody writes) while the
     # Ctrl-C is delivered to another thread (here one that sends SIGINT to itself). Python notes
