@@ -13,11 +13,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[1]
 SCREENSHOTS = REPO / "docs" / "screenshots"
+#: The marks of every browser test module: `pytestmark = BROWSER_MARKS`.
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium); "
+        "no browser is downloaded",
+    ),
+]
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--headless",

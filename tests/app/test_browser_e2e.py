@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from browser_support import (
-    CHROMIUM,
+    BROWSER_MARKS,
     SCREENSHOTS,
     Studio,
     accept_enabled,
@@ -28,15 +27,7 @@ from codesearch_core.store.core import Store
 from codesearch_core.store.types import BlueprintFilters
 from codesearch_core.verify.pending import verify_pending
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium); "
-        "no browser is downloaded",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 def _seed_proposals(db: Path, per_blueprint: int = 2) -> None:

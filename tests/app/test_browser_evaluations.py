@@ -7,23 +7,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from browser_support import CHROMIUM, SCREENSHOTS, UI_TIMEOUT_MS, Studio, open_page, settle
+from browser_support import (
+    BROWSER_MARKS,
+    SCREENSHOTS,
+    UI_TIMEOUT_MS,
+    Studio,
+    open_page,
+    settle,
+)
 from playwright.sync_api import Browser, expect
 
 from codesearch_core.cli import main
 from codesearch_core.ingest import ensure_seeded
 from codesearch_core.store import Store
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium); "
-        "no browser is downloaded",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 def test_two_runs_compared_and_an_answer_in_the_diff_view(

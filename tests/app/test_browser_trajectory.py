@@ -9,8 +9,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-from browser_support import CHROMIUM, SCREENSHOTS, UI_TIMEOUT_MS, Studio, open_page, settle
+from browser_support import (
+    BROWSER_MARKS,
+    SCREENSHOTS,
+    UI_TIMEOUT_MS,
+    Studio,
+    open_page,
+    settle,
+)
 from playwright.sync_api import Browser, expect
 
 from codesearch_core.corpora import corpus_root, load_seed_blueprints
@@ -18,15 +24,7 @@ from codesearch_core.gym import DEFAULT_SETTINGS, Episode, ReferencePolicy, Task
 from codesearch_core.ingest import ensure_seeded
 from codesearch_core.store import Store
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium); "
-        "no browser is downloaded",
-    ),
-]
+pytestmark = BROWSER_MARKS
 TURNS = 12
 
 
