@@ -17,14 +17,13 @@ audit trail: `store.audit`. Importing JSONL files is a layer above the store
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import datetime
 from typing import Any, Final
 
 import duckdb
 
 from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
-from codesearch_core.models import Blueprint, DecisionAction, Grade, Proposal, Reward, RunResult
+from codesearch_core.models import Blueprint, Grade, Proposal, Reward, RunResult
 from codesearch_core.store import dashboard as store_dashboard
 from codesearch_core.store import decisions as store_decisions
 from codesearch_core.store import export_rows as store_export_query
@@ -38,7 +37,6 @@ from codesearch_core.store.draft_store import DraftStore
 from codesearch_core.store.drift_store import DriftStore
 from codesearch_core.store.episode_store import EpisodeStore
 from codesearch_core.store.eval_store import EvalStore
-from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     BlueprintFilters,
     BlueprintPage,
@@ -210,73 +208,6 @@ class Store(DraftStore, DriftStore, EvalStore, EpisodeStore):
 
     # --- decisions -------------------------------------------------------------------------------
 
-    def record_decision(
-        self,
-        item_id: str,
-        action: DecisionAction | str,
-        reviewer: str,
-        note: str = "",
-        reason: str = "",
-        *,
-        at: datetime | None = None,
-        seen: int | None = store_decisions.UNCHECKED,
-        final: bool = False,
-    ) -> int:
-        """Record `reviewer`'s decision on an item; returns its event id.
-
-        Each reviewer's decision is kept as theirs: it never replaces another reviewer's. The item
-        is resolved once it has the reviews the store asks for (`review_settings`) and they agree;
-        reviewers who disagree put it in conflict until a lead's `final` decision. `undo` cancels
-        the reviewer's own latest decision on the item. `seen`: the event id of the reviewer's vote
-        when their card was drawn (None: none), to refuse a decision from an out-of-date tab
-        (StaleDecisionError). `at` (naive UTC) is for imports of decisions made elsewhere.
-        """
-        try:
-            act = DecisionAction(action)
-        except ValueError:
-            allowed = ", ".join(a.value for a in DecisionAction)
-            raise StoreError(f"unknown decision {action!r}: use one of {allowed}") from None
-        who = store_decisions.check_reviewer(reviewer)
-        for label, text in (("note", note), ("reason", reason)):
-            if len(text) > _MAX_TEXT:
-                raise StoreError(
-                    f"the {label} is too long ({len(text)} characters, at most {_MAX_TEXT})"
-                )
-        ts = at or utc_now()
-        if act is DecisionAction.UNDO:
-            return self.undo_last(who, item_id=item_id, at=ts)[1]
-
-        def decide(deed: Deed) -> int:
-            deed.require_self(who, Action.RESOLVE if final else Action.REVIEW)
-            event = store_decisions.record_decision(
-                deed.cur, item_id, act, who, note=note, reason=reason, ts=ts, seen=seen, final=final
-            )
-            action = f"decision.{'final.' if final else ''}{act}"
-            deed.log(action, item_id, reviewer=who, event=event, note=note[:200], reason=reason)
-            return event
-
-        return self._act(decide, action=Action.REVIEW, what="record the decision")
-
-    def undo_last(
-        self, reviewer: str, *, item_id: str | None = None, at: datetime | None = None
-    ) -> tuple[str, int]:
-        """Cancel the reviewer's own latest decision (on `item_id`, if given); (item id, event id).
-        Repeated undos walk back through the reviewer's history, across reloads and tabs."""
-        ts = at or utc_now()
-        who = store_decisions.check_reviewer(reviewer)
-
-        def undo(deed: Deed) -> tuple[str, int]:
-            deed.require_self(who, Action.REVIEW)
-            done = store_decisions.undo_last(deed.cur, who, ts=ts, item_id=item_id)
-            deed.log("decision.undo", done[0], reviewer=who, event=done[1])
-            return done
-
-        return self._act(undo, action=Action.REVIEW, what="undo the decision")
-
-    def last_undoable(self, reviewer: str) -> tuple[str, int, str] | None:
-        """(item id, event id, action) of what `undo_last(reviewer)` would cancel, or None."""
-        return self._read(lambda cur: store_decisions.last_undoable(cur, reviewer))
-
     def review_settings(self) -> ReviewSettings:
         return self._read(store_queries.review_settings)
 
@@ -294,37 +225,6 @@ class Store(DraftStore, DriftStore, EvalStore, EpisodeStore):
             )
 
         self._act(change, action=Action.SETTINGS, what="change the settings")
-
-    def lease_next(self, filters: QueueFilters | None, reviewer: str) -> str | None:
-        """The next item `reviewer` should review under `filters`, leased to them so that other
-        reviewers are not shown it unless it needs more reviews; None when they are done."""
-        now = utc_now()
-        who = store_decisions.check_reviewer(reviewer)
-
-        def lease(deed: Deed) -> str | None:
-            deed.require_self(who, Action.REVIEW)
-            return store_decisions.lease_next(deed.cur, filters or QueueFilters(), who, now=now)
-
-        return self._act(lease, action=Action.REVIEW, what="pick the next item")
-
-    def take_lease(self, item_id: str, reviewer: str) -> None:
-        """Lease (or renew) an item shown to a reviewer."""
-        who = store_decisions.check_reviewer(reviewer)
-        now = utc_now()
-
-        def lease(deed: Deed) -> None:
-            deed.require_self(who, Action.REVIEW)
-            store_decisions.take_lease(deed.cur, item_id, who, now=now)
-
-        self._act(lease, action=Action.REVIEW, what="lease the item")
-
-    def release_leases(self, reviewer: str, item_ids: Sequence[str] = ()) -> None:
-
-        def release(deed: Deed) -> None:
-            deed.require_self(reviewer.strip(), Action.REVIEW)
-            store_decisions.release_leases(deed.cur, reviewer.strip(), item_ids)
-
-        self._act(release, action=Action.REVIEW, what="release the leases")
 
     def item_history(self, proposal_id: str) -> tuple[DecisionEvent, ...]:
         """Every decision event on the item, oldest first, each marked `undone` if later cancelled."""

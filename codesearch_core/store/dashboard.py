@@ -29,7 +29,7 @@ def counts(cur: duckdb.DuckDBPyConnection) -> StoreCounts:
             "count(*) FILTER (WHERE decision IS NULL), count(*) FILTER (WHERE decision = 'accept'), "
             "count(*) FILTER (WHERE decision = 'reject'), "
             "count(*) FILTER (WHERE decision IS NULL AND id IN "
-            "(SELECT item_id FROM votes WHERE action = 'skip')), "
+            "(SELECT item_id FROM votes WHERE kind = 'proposal' AND action = 'skip')), "
             "(SELECT count(*) FROM decisions), count(*) FILTER (WHERE decision = 'conflict'), "
             "(SELECT count(*) FROM episodes) "
             "FROM proposals"
@@ -91,7 +91,7 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
     reviewers = cur.execute(
         "SELECT reviewer, count(*) FILTER (WHERE action = 'accept'), "
         "count(*) FILTER (WHERE action = 'reject'), count(*) FILTER (WHERE action = 'skip') "
-        "FROM votes GROUP BY 1 ORDER BY 1"
+        "FROM votes WHERE kind = 'proposal' GROUP BY 1 ORDER BY 1"
     ).fetchall()
     return DashboardStats(
         reviewers=tuple((str(r), int(a), int(x), int(k)) for r, a, x, k in reviewers),
@@ -119,8 +119,9 @@ def agreement(cur: duckdb.DuckDBPyConnection, *, conflicts: int) -> Agreement:
     """Agreement over items with two or more accept/reject votes (see `Agreement`)."""
     rows = cur.execute(
         "SELECT v.item_id, v.reviewer, v.action = 'accept' FROM votes v "
-        "WHERE v.action IN ('accept', 'reject') AND v.item_id IN (SELECT item_id FROM votes "
-        "WHERE action IN ('accept', 'reject') GROUP BY 1 HAVING count(*) >= 2)"
+        "WHERE v.kind = 'proposal' AND v.action IN ('accept', 'reject') AND v.item_id IN "
+        "(SELECT item_id FROM votes WHERE kind = 'proposal' AND action IN ('accept', 'reject') "
+        "GROUP BY 1 HAVING count(*) >= 2)"
     ).fetchall()
     if not rows:
         return Agreement(0, None, None, conflicts)

@@ -1,9 +1,11 @@
 """Reviewers' decisions: votes, undo, a lead's final decision, leases and the review settings.
 
-Every function takes a cursor inside the caller's transaction (`Store._write`). Each write about an
-item bumps `proposals.version`, so two concurrent writes about one item conflict and one of them
-is retried on the new state: two reviewers cannot both take the last review an item needs, and the
-cached item state (`schema.item_state_update`) never misses a vote.
+One code path for every kind of item (`store.queue_kinds`: proposals, drafts, drift, episodes);
+each function takes the item's kind (proposals by default) and a cursor inside the caller's
+transaction (`Store._write`). Each write about an item bumps its row's `version`, so two concurrent
+writes about one item conflict and one of them is retried on the new state: two reviewers cannot
+both take the last review an item needs, and the cached item state
+(`schema_queue.item_state_update`) never misses a vote.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 import duckdb
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store.queries import queue_where, review_settings
+from codesearch_core.store.queue_kinds import KINDS, PROPOSAL, Settled, kind_of
 from codesearch_core.store.rows import first_row
-from codesearch_core.store.schema import LIVE_EVENT_SQL, item_state_update
+from codesearch_core.store.schema_queue import LIVE_EVENT_SQL, item_state_update
 from codesearch_core.store.types import (
     DecisionState,
     QueueFilters,
@@ -72,58 +75,95 @@ def set_settings(cur: Cursor, settings: ReviewSettings) -> None:
         cur.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, json.dumps(value)])
     if before.reviews_per_item != settings.reviews_per_item:
         # Every item's state depends on it; only the rows whose state changes are written.
-        cur.execute(item_state_update(reviews_per_item=settings.reviews_per_item))
+        for kind in KINDS.values():
+            if kind.shared_reviews:
+                cur.execute(_state_update(kind.name, settings.reviews_per_item))
 
 
 # --- votes ------------------------------------------------------------------------------------
 
 
-def _bump(cur: Cursor, item_id: str) -> tuple[bool, bool]:
-    """Make this transaction conflict with any other write about the item; (valid, ran ok)."""
+def _state_update(kind: str, reviews: int, item_filter: str = "") -> str:
+    k = KINDS[kind]
+    return item_state_update(
+        table=k.table, id_column=k.id_column, kind=kind, reviews_per_item=reviews,
+        item_filter=item_filter,
+    )  # fmt: skip
+
+
+def _bump(cur: Cursor, kind: str, item_id: str) -> None:
+    """Make this transaction conflict with any other write about the item."""
+    k = kind_of(kind)
     row = first_row(
         cur.execute(
-            "UPDATE proposals SET version = version + 1 WHERE id = ? RETURNING valid, seq",
+            f"UPDATE {k.table} SET version = version + 1 WHERE {k.id_column} = ? RETURNING 1",
             [item_id],
         )
     )
     if row is None:
-        raise StoreError(f"no proposal with id {item_id!r} in the store")
-    ran = first_row(cur.execute("SELECT ok FROM executions WHERE proposal_seq = ?", [row[1]]))
-    return bool(row[0]), bool(ran and ran[0])
+        raise StoreError(f"no {kind} with id {item_id!r} in the store")
 
 
-def _vote_of(cur: Cursor, item_id: str, reviewer: str) -> tuple[int, str] | None:
+def _vote_of(cur: Cursor, kind: str, item_id: str, reviewer: str) -> tuple[int, str] | None:
     row = first_row(
         cur.execute(
-            "SELECT event_id, action FROM votes WHERE item_id = ? AND reviewer = ?",
-            [item_id, reviewer],
+            "SELECT event_id, action FROM votes WHERE kind = ? AND item_id = ? AND reviewer = ?",
+            [kind, item_id, reviewer],
         )
     )
     return None if row is None else (int(row[0]), str(row[1]))
 
 
-def _refresh_vote(cur: Cursor, item_id: str, reviewer: str) -> None:
+def _set_vote(cur: Cursor, kind: str, item_id: str, reviewer: str, action: str, event: int) -> None:
+    cur.execute(
+        "INSERT OR REPLACE INTO votes (item_id, reviewer, action, event_id, kind) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [item_id, reviewer, action, event, kind],
+    )
+
+
+def _refresh_vote(cur: Cursor, kind: str, item_id: str, reviewer: str) -> None:
     """The reviewer's vote on the item from the log: their latest live non-final event."""
     row = first_row(
         cur.execute(
-            "SELECT event_id, action FROM decisions WHERE item_id = ? AND reviewer = ? "
+            "SELECT event_id, action FROM decisions WHERE kind = ? AND item_id = ? AND reviewer = ? "
             f"AND action <> 'undo' AND NOT final AND {LIVE_EVENT_SQL} "
             "ORDER BY event_id DESC LIMIT 1",
-            [item_id, reviewer],
+            [kind, item_id, reviewer],
         )
     )
     if row is None:
-        cur.execute("DELETE FROM votes WHERE item_id = ? AND reviewer = ?", [item_id, reviewer])
-    else:
         cur.execute(
-            "INSERT OR REPLACE INTO votes VALUES (?, ?, ?, ?)",
-            [item_id, reviewer, row[1], int(row[0])],
+            "DELETE FROM votes WHERE kind = ? AND item_id = ? AND reviewer = ?",
+            [kind, item_id, reviewer],
         )
+    else:
+        _set_vote(cur, kind, item_id, reviewer, str(row[1]), int(row[0]))
 
 
-def _refresh_state(cur: Cursor, item_id: str) -> None:
-    n = review_settings(cur).reviews_per_item
-    cur.execute(item_state_update(reviews_per_item=n, item_filter="= ?"), [item_id] * 3)
+def _state(cur: Cursor, kind: str, item_id: str) -> tuple[str | None, str | None]:
+    """The item's cached state and who cast the event that settled it."""
+    k = KINDS[kind]
+    row = first_row(
+        cur.execute(
+            f"SELECT t.decision, d.reviewer FROM {k.table} t LEFT JOIN decisions d "
+            f"ON d.event_id = t.decision_event_id WHERE t.{k.id_column} = ?",
+            [item_id],
+        )
+    )
+    return (None, None) if row is None else (row[0], row[1])
+
+
+def _refresh_state(
+    cur: Cursor, kind: str, item_id: str, reviewer: str, note: str, ts: datetime
+) -> None:
+    k = KINDS[kind]
+    n = review_settings(cur).reviews_per_item if k.shared_reviews else 1
+    before = _state(cur, kind, item_id)[0]
+    cur.execute(_state_update(kind, n, "= ?"), [item_id] * 3)
+    after = _state(cur, kind, item_id)[0]
+    if before != after and k.settle is not None:
+        k.settle(cur, item_id, Settled(before, after, reviewer, note, ts))
 
 
 def record_decision(
@@ -137,122 +177,191 @@ def record_decision(
     ts: datetime,
     seen: int | None = UNCHECKED,
     final: bool = False,
+    kind: str = PROPOSAL,
 ) -> int:
-    """Record `reviewer`'s accept/reject/skip on an item (or, `final`, a lead's final decision).
+    """Record `reviewer`'s accept/reject/skip on an item of `kind` (or, `final`, a lead's final
+    decision).
 
     `seen` is the event id of the reviewer's own vote when the card was drawn (None: they had
     none); if it changed since (another tab of the same reviewer decided it), StaleDecisionError
-    and nothing is written. Accepting needs a call that ran without an error.
+    and nothing is written. Deciding again (a reviewer who stepped back to an item) is a new event
+    that replaces their vote, never a second vote. What blocks an accept is the kind's.
     """
     if action is DecisionAction.UNDO:
         raise StoreError("an undo is recorded with undo_last, not as a decision")
     if final and action not in (DecisionAction.ACCEPT, DecisionAction.REJECT):
         raise StoreError("a final decision accepts or rejects")
-    valid, ran_ok = _bump(cur, item_id)
-    if action is DecisionAction.ACCEPT and not valid:
-        raise StoreError(
-            f"proposal {item_id!r} has no valid tool call, so it cannot be accepted: reject it, "
-            "or edit the call and accept the new proposal"
+    k = kind_of(kind)
+    _bump(cur, kind, item_id)
+    if action is DecisionAction.ACCEPT and k.accept_blocker is not None:
+        why = k.accept_blocker(cur, item_id)
+        if why:
+            raise StoreError(why)
+    vote = _vote_of(cur, kind, item_id, reviewer)
+    if seen != UNCHECKED and not final and (vote[0] if vote else None) != seen:
+        raise StaleDecisionError(
+            f"{reviewer} already decided this item elsewhere (another tab or window: "
+            f"{vote[1] if vote else 'undone'}); nothing was recorded here"
         )
-    if action is DecisionAction.ACCEPT and not ran_ok:
-        raise StoreError(
-            f"proposal {item_id!r} has not run without an error, so it cannot be accepted: "
-            "run it (Verify), or reject it; only verified calls are training data"
-        )
-    if seen != UNCHECKED and not final:
-        vote = _vote_of(cur, item_id, reviewer)
-        if (vote[0] if vote else None) != seen:
-            raise StaleDecisionError(
-                f"{reviewer} already decided this item elsewhere (another tab or window: "
-                f"{vote[1] if vote else 'undone'}); nothing was recorded here"
-            )
+    state, by = _state(cur, kind, item_id)
+    if not k.shared_reviews and not final and state in ("accept", "reject") and by != reviewer:
+        # One review settles such an item: a second reviewer would only put it in conflict.
+        raise StoreError(f"this {kind} was {state}ed by {by} already")
     row = first_row(
         cur.execute(
-            "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final) "
-            "VALUES (?, ?, NULL, ?, ?, ?, ?, ?) RETURNING event_id",
-            [item_id, action.value, reviewer, note, reason, ts, final],
+            "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final, "
+            "kind) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?) RETURNING event_id",
+            [item_id, action.value, reviewer, note, reason, ts, final, kind],
         )
     )
     assert row is not None
     event_id = int(row[0])
     if not final:
-        cur.execute(
-            "INSERT OR REPLACE INTO votes VALUES (?, ?, ?, ?)",
-            [item_id, reviewer, action.value, event_id],
-        )
-    cur.execute("DELETE FROM leases WHERE item_id = ? AND reviewer = ?", [item_id, reviewer])
-    _refresh_state(cur, item_id)
+        _set_vote(cur, kind, item_id, reviewer, action.value, event_id)
+    cur.execute(
+        "DELETE FROM leases WHERE kind = ? AND item_id = ? AND reviewer = ?",
+        [kind, item_id, reviewer],
+    )
+    _refresh_state(cur, kind, item_id, reviewer, note, ts)
     return event_id
 
 
 def undo_last(
-    cur: Cursor, reviewer: str, *, ts: datetime, item_id: str | None = None
+    cur: Cursor,
+    reviewer: str,
+    *,
+    ts: datetime,
+    item_id: str | None = None,
+    kind: str = PROPOSAL,
 ) -> tuple[str, int]:
-    """Cancel the reviewer's own latest live event (on `item_id`, if given): (item id, event id).
-
-    Only the reviewer's own events: another reviewer's decision is theirs to undo.
+    """Cancel the reviewer's own latest live event on an item of `kind` (on `item_id`, if given):
+    (item id, event id). Only the reviewer's own events: another's decision is theirs to undo.
     """
-    target = last_undoable(cur, reviewer, item_id)
+    target = last_undoable(cur, reviewer, item_id, kind=kind)
     if target is None:
         where = f" on item {item_id!r}" if item_id else ""
         raise StoreError(f"{reviewer} has no decision left to undo{where}")
     item, undone, _ = target
-    _bump(cur, item)
+    _bump(cur, kind, item)
     row = first_row(
         cur.execute(
-            "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final) "
-            "VALUES (?, 'undo', ?, ?, '', '', ?, false) RETURNING event_id",
-            [item, undone, reviewer, ts],
+            "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final, "
+            "kind) VALUES (?, 'undo', ?, ?, '', '', ?, false, ?) RETURNING event_id",
+            [item, undone, reviewer, ts, kind],
         )
     )
     assert row is not None
-    _refresh_vote(cur, item, reviewer)
-    _refresh_state(cur, item)
+    _refresh_vote(cur, kind, item, reviewer)
+    _refresh_state(cur, kind, item, reviewer, "", ts)
     return item, int(row[0])
 
 
 def last_undoable(
-    cur: Cursor, reviewer: str, item_id: str | None = None
+    cur: Cursor, reviewer: str, item_id: str | None = None, *, kind: str = PROPOSAL
 ) -> tuple[str, int, str] | None:
-    """(item id, event id, action) of the reviewer's latest live event (on `item_id`, if given)."""
+    """(item id, event id, action) of the reviewer's latest live event on an item of `kind` (on
+    `item_id`, if given)."""
     on_item = "AND item_id = ?" if item_id else ""
     row = first_row(
         cur.execute(
-            f"SELECT item_id, event_id, action FROM decisions WHERE reviewer = ? {on_item} "
-            f"AND action <> 'undo' AND {LIVE_EVENT_SQL} ORDER BY event_id DESC LIMIT 1",
-            [reviewer.strip(), *([item_id] if item_id else [])],
+            f"SELECT item_id, event_id, action FROM decisions WHERE reviewer = ? AND kind = ? "
+            f"{on_item} AND action <> 'undo' AND {LIVE_EVENT_SQL} ORDER BY event_id DESC LIMIT 1",
+            [reviewer.strip(), kind, *([item_id] if item_id else [])],
         )
     )
     return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
 
 
+def seen_items(cur: Cursor, reviewer: str, *, kind: str) -> list[tuple[str, str | None]]:
+    """The items of `kind` the reviewer decided (skips included), in the order they first did,
+    each with their vote now (None: undone): what Previous and Next step through."""
+    k = KINDS[kind]
+    rows = cur.execute(
+        f"SELECT d.item_id, v.action FROM decisions d JOIN {k.table} t ON t.{k.id_column} = "
+        "d.item_id LEFT JOIN votes v ON v.kind = d.kind AND v.item_id = d.item_id "
+        "AND v.reviewer = d.reviewer WHERE d.reviewer = ? AND d.kind = ? AND d.action <> 'undo' "
+        "AND NOT d.final GROUP BY d.item_id, v.action ORDER BY min(d.event_id)",
+        [reviewer, kind],
+    ).fetchall()
+    return [(str(r[0]), None if r[1] is None else str(r[1])) for r in rows]
+
+
 # --- leases and the reviewer's queue ------------------------------------------------------------
 
 
-def lease_next(cur: Cursor, filters: QueueFilters, reviewer: str, *, now: datetime) -> str | None:
-    """The next item `reviewer` should review under `filters`, leased to them; None when done.
+def _to_do_where(kind: str, reviewer: str, now: datetime, reviews: int) -> tuple[str, list[Any]]:
+    """Over `{table} p`: the open items of `kind` the reviewer has not voted on that others
+    (their votes plus their live leases) have not already taken up to `reviews`."""
+    k = KINDS[kind]
+    return (
+        f"p.decision IS NULL AND p.n_votes < ? AND NOT EXISTS (SELECT 1 FROM votes v WHERE "
+        f"v.kind = ? AND v.item_id = p.{k.id_column} AND v.reviewer = ?) AND p.{k.id_column} "
+        f"NOT IN (SELECT l.item_id FROM leases l JOIN {k.table} q ON q.{k.id_column} = l.item_id "
+        f"WHERE l.kind = ? AND l.reviewer <> ? AND l.expires_at > ? "
+        "GROUP BY l.item_id, q.n_votes HAVING q.n_votes + count(*) >= ?)",
+        [reviews, kind, reviewer, kind, reviewer, now, reviews],
+    )
 
-    An item already leased to the reviewer comes first (a reload resumes it), then queue order.
+
+def _reviews(cur: Cursor, kind: str) -> int:
+    return review_settings(cur).reviews_per_item if KINDS[kind].shared_reviews else 1
+
+
+def lease_next(
+    cur: Cursor, filters: QueueFilters | None, reviewer: str, *, now: datetime, kind: str = PROPOSAL
+) -> str | None:
+    """The next item of `kind` `reviewer` should review (proposals: under `filters`), leased to
+    them; None when done. An item already leased to the reviewer comes first (a reload resumes
+    it), then queue order.
     """
+    k = kind_of(kind)
     settings = review_settings(cur)
-    f = replace(filters, decision=DecisionState.UNDECIDED, reviewer=reviewer)
-    where, params = queue_where(f, now=now, reviews=settings.reviews_per_item)
+    if kind == PROPOSAL:
+        f = replace(filters or QueueFilters(), decision=DecisionState.UNDECIDED, reviewer=reviewer)
+        where, params = queue_where(f, now=now, reviews=settings.reviews_per_item)
+    else:
+        where, params = _to_do_where(kind, reviewer, now, _reviews(cur, kind))
     row = first_row(
         cur.execute(
-            f"SELECT p.id FROM proposals p WHERE {where} ORDER BY EXISTS (SELECT 1 FROM leases l "
-            "WHERE l.item_id = p.id AND l.reviewer = ? AND l.expires_at > ?) DESC, p.seq LIMIT 1",
-            [*params, reviewer, now],
+            f"SELECT p.{k.id_column} FROM {k.table} p WHERE {where} ORDER BY EXISTS (SELECT 1 "
+            f"FROM leases l WHERE l.kind = ? AND l.item_id = p.{k.id_column} AND l.reviewer = ? "
+            f"AND l.expires_at > ?) DESC, {k.order_sql} LIMIT 1",
+            [*params, kind, reviewer, now],
         )
     )
     if row is None:
         return None
     item_id = str(row[0])
-    take_lease(cur, item_id, reviewer, now=now, minutes=settings.lease_minutes)
+    take_lease(cur, item_id, reviewer, now=now, minutes=settings.lease_minutes, kind=kind)
     return item_id
 
 
+def progress(cur: Cursor, reviewer: str, *, kind: str, now: datetime) -> tuple[int, int]:
+    """(done, share): the items of `kind` the reviewer has voted on (skips too) and those plus
+    the ones still to do for them."""
+    k = KINDS[kind]
+    where, params = _to_do_where(kind, reviewer, now, _reviews(cur, kind))
+    row = first_row(
+        cur.execute(
+            f"SELECT (SELECT count(*) FROM votes v JOIN {k.table} t ON t.{k.id_column} = v.item_id "
+            f"WHERE v.kind = ? AND v.reviewer = ?), (SELECT count(*) FROM {k.table} p "
+            f"WHERE {where})",
+            [kind, reviewer, *params],
+        )
+    )
+    assert row is not None
+    done = int(row[0])
+    return done, done + int(row[1])
+
+
 def take_lease(
-    cur: Cursor, item_id: str, reviewer: str, *, now: datetime, minutes: float | None = None
+    cur: Cursor,
+    item_id: str,
+    reviewer: str,
+    *,
+    now: datetime,
+    minutes: float | None = None,
+    kind: str = PROPOSAL,
 ) -> None:
     """Lease (or renew the lease of) an item to a reviewer.
 
@@ -264,25 +373,29 @@ def take_lease(
         minutes = review_settings(cur).lease_minutes
     held = first_row(
         cur.execute(
-            "SELECT expires_at FROM leases WHERE item_id = ? AND reviewer = ?", [item_id, reviewer]
+            "SELECT expires_at FROM leases WHERE kind = ? AND item_id = ? AND reviewer = ?",
+            [kind, item_id, reviewer],
         )
     )
     if held is not None and held[0] > now + timedelta(minutes=minutes / 2):
         return
-    _bump(cur, item_id)
+    _bump(cur, kind, item_id)
     cur.execute("DELETE FROM leases WHERE reviewer = ? AND expires_at <= ?", [reviewer, now])
     cur.execute(
-        "INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
-        [item_id, reviewer, now + timedelta(minutes=minutes)],
+        "INSERT OR REPLACE INTO leases (item_id, reviewer, expires_at, kind) VALUES (?, ?, ?, ?)",
+        [item_id, reviewer, now + timedelta(minutes=minutes), kind],
     )
 
 
-def release_leases(cur: Cursor, reviewer: str, item_ids: Sequence[str] = ()) -> None:
-    """Give back the reviewer's leases (all, or those on `item_ids`)."""
+def release_leases(
+    cur: Cursor, reviewer: str, item_ids: Sequence[str] = (), *, kind: str | None = None
+) -> None:
+    """Give back the reviewer's leases (all, or those on `item_ids` of `kind`)."""
     if item_ids:
         cur.execute(
-            "DELETE FROM leases WHERE reviewer = ? AND item_id IN (SELECT unnest(?::VARCHAR[]))",
-            [reviewer, list(item_ids)],
+            "DELETE FROM leases WHERE reviewer = ? AND kind = ? "
+            "AND item_id IN (SELECT unnest(?::VARCHAR[]))",
+            [reviewer, kind or PROPOSAL, list(item_ids)],
         )
     else:
         cur.execute("DELETE FROM leases WHERE reviewer = ?", [reviewer])

@@ -4,18 +4,18 @@
 from __future__ import annotations
 
 from codesearch_core.access import Action
-from codesearch_core.models import Difficulty
+from codesearch_core.models import DecisionAction, Difficulty
 from codesearch_core.store import drafts as store_drafts
-from codesearch_core.store import writes as store_writes
 from codesearch_core.store.audit import Deed
-from codesearch_core.store.base import StoreBase
-from codesearch_core.store.decisions import check_reviewer
-from codesearch_core.store.drafts import DRAFT_SOURCE_PREFIX, Draft
-from codesearch_core.store.rows import utc_now
+from codesearch_core.store.decisions import check_reviewer, record_decision
+from codesearch_core.store.drafts import Draft
+from codesearch_core.store.queue_kinds import DRAFT
+from codesearch_core.store.queue_store import QueueStore
 
 
-class DraftStore(StoreBase):
-    """Drafts: add (one transaction each), list, lease, edit, accept into a blueprint, reject."""
+class DraftStore(QueueStore):
+    """Drafts: add (one transaction each), list, lease, edit, accept into a blueprint, reject.
+    Leasing and deciding are the queue model's (`QueueStore`, kind "draft")."""
 
     def add_draft(self, draft: Draft) -> bool:
         """Store one draft in its own transaction (an interrupted run keeps every draft written
@@ -56,14 +56,8 @@ class DraftStore(StoreBase):
         return self._read(store_drafts.draft_counts)
 
     def lease_next_draft(self, reviewer: str) -> str | None:
-        who = check_reviewer(reviewer)
-        now = utc_now()
-
-        def lease(deed: Deed) -> str | None:
-            deed.require_self(who, Action.REVIEW)
-            return store_drafts.lease_next_draft(deed.cur, who, now=now)
-
-        return self._act(lease, action=Action.REVIEW, what="pick the next draft")
+        """The next pending draft for `reviewer`, leased to them (the queue model's lease)."""
+        return self.lease_next(None, reviewer, kind=DRAFT)
 
     def edit_draft(
         self,
@@ -91,42 +85,36 @@ class DraftStore(StoreBase):
     def accept_draft(
         self, draft_id: str, reviewer: str, *, note: str = "", seen_version: int | None = None
     ) -> str:
-        """Make the draft a blueprint (source `draft:<id>`) and mark it accepted, in one
-        transaction; returns the blueprint's id."""
-        who = check_reviewer(reviewer)
-
-        def accept(deed: Deed) -> str:
-            deed.require_self(who, Action.REVIEW)
-            draft = store_drafts.decide_draft(
-                deed.cur, draft_id, accept=True, reviewer=who, note=note, now=deed.at,
-                seen_version=seen_version,
-            )  # fmt: skip
-            blueprint = draft.to_blueprint()
-            report = store_writes.add_blueprints(
-                deed.cur, [blueprint], source=DRAFT_SOURCE_PREFIX + draft.id, skip_bad=False
-            )
-            # The same blueprint authored before: the draft names that one.
-            made = report.ids[0] if report.ids else blueprint.id
-            if made != blueprint.id:
-                deed.cur.execute(
-                    "UPDATE drafts SET blueprint_id = ? WHERE id = ?", [made, draft_id]
-                )
-            deed.log("draft.accept", draft_id, blueprint=made, reviewer=who)
-            return made
-
-        return self._act(accept, action=Action.AUTHOR, what="accept the draft")
+        """Accept a pending draft (the queue model's accept: the draft becomes a blueprint, source
+        `draft:<id>`, in the same transaction); returns the blueprint's id. `seen_version`: the
+        draft's version on the reviewer's card (StoreError when it changed since)."""
+        self._decide_draft(draft_id, reviewer, DecisionAction.ACCEPT, note, seen_version)
+        found = self.get_draft(draft_id)
+        assert found is not None and found.blueprint_id is not None
+        return found.blueprint_id
 
     def reject_draft(
         self, draft_id: str, reviewer: str, *, note: str = "", seen_version: int | None = None
     ) -> None:
+        self._decide_draft(draft_id, reviewer, DecisionAction.REJECT, note, seen_version)
+
+    def _decide_draft(
+        self,
+        draft_id: str,
+        reviewer: str,
+        action: DecisionAction,
+        note: str,
+        seen_version: int | None,
+    ) -> None:
         who = check_reviewer(reviewer)
+        need = Action.AUTHOR if action is DecisionAction.ACCEPT else Action.REVIEW
 
-        def reject(deed: Deed) -> None:
-            deed.require_self(who, Action.REVIEW)
-            store_drafts.decide_draft(
-                deed.cur, draft_id, accept=False, reviewer=who, note=note, now=deed.at,
-                seen_version=seen_version,
-            )  # fmt: skip
-            deed.log("draft.reject", draft_id, reviewer=who, note=note[:200])
+        def decide(deed: Deed) -> None:
+            deed.require_self(who, need)
+            store_drafts.check_pending(deed.cur, draft_id, seen_version)
+            event = record_decision(
+                deed.cur, draft_id, action, who, note=note, reason="", ts=deed.at, kind=DRAFT
+            )
+            deed.log(f"draft.{action}", draft_id, reviewer=who, event=event, note=note[:200])
 
-        self._act(reject, action=Action.REVIEW, what="reject the draft")
+        self._act(decide, action=need, what=f"{action} the draft")

@@ -5,9 +5,10 @@ came from: the mined rule, the engine and model that wrote its intent, the promp
 Accepting one writes the blueprint (source `draft:<id>`) and marks the draft in one transaction, so
 a blueprint made from a draft always finds its provenance here (`draft_for_blueprint`).
 
-Drafts are leased like proposals, in the same `leases` table (a draft id never equals a proposal
-id: drafts are named `syn-...`), so two reviewers are not shown the same draft. Every write about a
-draft bumps its `version`, so two concurrent decisions on one draft conflict and one retries.
+Drafts are a kind of queue item (`store.queue_kinds`): leased, decided, skipped and undone like
+proposals; the kind's `settle` writes the blueprint of an accepted draft and keeps `status` in
+step with the item state. Every write about a draft bumps its `version`, so two concurrent
+decisions on one draft conflict and one retries.
 Each function takes a cursor inside the caller's transaction (`Store`).
 """
 
@@ -15,15 +16,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Final
 
 import duckdb
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import Blueprint, Difficulty, Span, ToolCall, canonical_json, sha256_hex
-from codesearch_core.store.queries import review_settings
 from codesearch_core.store.rows import first_row
 from codesearch_core.tools import parse_tool_call
 
@@ -191,38 +191,8 @@ def _bump(cur: Cursor, draft_id: str) -> Draft:
     return found
 
 
-def lease_next_draft(cur: Cursor, reviewer: str, *, now: datetime) -> str | None:
-    """The next pending draft for `reviewer`, leased to them: their own live lease first (a reload
-    resumes it), then the oldest draft nobody else holds."""
-    row = first_row(
-        cur.execute(
-            "SELECT d.id FROM drafts d WHERE d.status = 'pending' AND NOT EXISTS (SELECT 1 FROM "
-            "leases l WHERE l.item_id = d.id AND l.reviewer <> ? AND l.expires_at > ?) "
-            "ORDER BY EXISTS (SELECT 1 FROM leases l WHERE l.item_id = d.id AND l.reviewer = ? "
-            "AND l.expires_at > ?) DESC, d.seq LIMIT 1",
-            [reviewer, now, reviewer, now],
-        )
-    )
-    if row is None:
-        return None
-    draft_id = str(row[0])
-    minutes = review_settings(cur).lease_minutes
-    held = first_row(
-        cur.execute(
-            "SELECT expires_at FROM leases WHERE item_id = ? AND reviewer = ?", [draft_id, reviewer]
-        )
-    )
-    if held is None or held[0] <= now + timedelta(minutes=minutes / 2):
-        _bump(cur, draft_id)
-        cur.execute("DELETE FROM leases WHERE reviewer = ? AND expires_at <= ?", [reviewer, now])
-        cur.execute(
-            "INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
-            [draft_id, reviewer, now + timedelta(minutes=minutes)],
-        )
-    return draft_id
-
-
-def _pending(cur: Cursor, draft_id: str, seen_version: int | None) -> Draft:
+def check_pending(cur: Cursor, draft_id: str, seen_version: int | None) -> Draft:
+    """The draft, bumped; StoreError unless it is pending and at the version the card showed."""
     draft = _bump(cur, draft_id)
     if draft.status != "pending":
         raise StoreError(f"draft {draft_id!r} was {draft.status} by {draft.decided_by} already")
@@ -235,7 +205,7 @@ def _pending(cur: Cursor, draft_id: str, seen_version: int | None) -> Draft:
 def edit_draft(
     cur: Cursor, draft_id: str, *, intent: str, difficulty: Difficulty, seen_version: int | None
 ) -> Draft:
-    _pending(cur, draft_id, seen_version)
+    check_pending(cur, draft_id, seen_version)
     if not intent.strip():
         raise StoreError("a draft's intent cannot be empty")
     cur.execute(
@@ -245,26 +215,3 @@ def edit_draft(
     found = get_draft(cur, draft_id)
     assert found is not None
     return found
-
-
-def decide_draft(
-    cur: Cursor,
-    draft_id: str,
-    *,
-    accept: bool,
-    reviewer: str,
-    note: str,
-    now: datetime,
-    seen_version: int | None,
-) -> Draft:
-    """Mark a pending draft accepted or rejected; the caller writes the blueprint of an accepted
-    one in the same transaction. Returns the draft as it was before (with its current intent)."""
-    draft = _pending(cur, draft_id, seen_version)
-    cur.execute(
-        "UPDATE drafts SET status = ?, blueprint_id = ?, decided_by = ?, decided_at = ?, note = ? "
-        "WHERE id = ?",
-        ["accepted" if accept else "rejected", draft.id if accept else None, reviewer, now, note,
-         draft_id],
-    )  # fmt: skip
-    cur.execute("DELETE FROM leases WHERE item_id = ?", [draft_id])
-    return replace(draft, status="accepted" if accept else "rejected")

@@ -4,20 +4,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from codesearch_core.access import Action
-from codesearch_core.models import Blueprint, DecisionAction
-from codesearch_core.store import decisions as store_decisions
+from codesearch_core.errors import StoreError
+from codesearch_core.models import Blueprint
 from codesearch_core.store import pinning
-from codesearch_core.store import queries as store_queries
-from codesearch_core.store import writes as store_writes
 from codesearch_core.store.audit import Deed
-from codesearch_core.store.base import StoreBase
 from codesearch_core.store.pinning import DriftItem, StaleRun
+from codesearch_core.store.queue_kinds import DRIFT, drift_action
+from codesearch_core.store.queue_store import QueueStore
 
 
-class DriftStore(StoreBase):
+class DriftStore(QueueStore):
     """What was made on another snapshot or by other tools, and the Drift queue."""
 
     def stale_references(
@@ -72,31 +70,12 @@ class DriftStore(StoreBase):
           final reject decision);
         - a reference: "updated" (the new findings become the expected spans, graded again) or
           "kept" (the expected spans stay; the blueprint is marked checked on this snapshot).
-        StoreError when another tab decided it first.
+        StoreError when another tab decided it first. A drift decision is the queue model's
+        (kind "drift": A is the first answer, X the second), so it can be skipped and undone.
         """
-        who = store_decisions.check_reviewer(reviewer)
-
-        def resolve(deed: Deed) -> None:
-            deed.require_self(who, Action.RESOLVE)
-            item = pinning.resolve_drift(deed.cur, item_id, resolution, who, deed.at)
-            if item.kind == "proposal" and resolution == "rejected":
-                store_decisions.record_decision(
-                    deed.cur, item_id, DecisionAction.REJECT, who, note=note,
-                    reason="drift: the findings changed", ts=deed.at, final=True,
-                )  # fmt: skip
-            elif item.kind == "reference":
-                bp = store_queries.get_blueprint(deed.cur, item.blueprint_id)
-                if bp is not None and resolution == "updated":
-                    deed.require(Action.EDIT_BLUEPRINTS)
-                    store_writes.upsert_blueprint(
-                        deed.cur,
-                        replace(bp, expected=item.new_findings, snapshot=item.new_snapshot),
-                        source="drift",
-                    )
-                if bp is not None:
-                    pinning.mark_reference_current(
-                        deed.cur, bp.id, item.new_snapshot, item.new_tools or "{}"
-                    )
-            deed.log(f"drift.{resolution}", item_id, kind=item.kind, note=note[:200])
-
-        self._act(resolve, action=Action.RESOLVE, what="decide the drift")
+        item = self.get_drift(item_id)
+        if item is None or item.resolution is not None:
+            by = f" by {item.resolved_by}" if item and item.resolved_by else ""
+            raise StoreError(f"{item_id!r} is not in open drift (decided already{by}?)")
+        action = drift_action(item.kind, resolution)
+        self.record_decision(item_id, action, reviewer, note, kind=DRIFT)

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 import duckdb
 
+from codesearch_core.corpora import list_corpora
 from codesearch_core.models import canonical_json, sha256_hex
 
 
@@ -124,6 +125,13 @@ def _episode(row: Sequence[Any]) -> StoredEpisode:
     )
 
 
+def _select() -> str:
+    cols = _COLUMNS
+    for column in ("sampling", "settings", "tool_versions", "components", "trajectory"):
+        cols = cols.replace(f"{column},", f"CAST({column} AS VARCHAR),")
+    return cols
+
+
 def list_episodes(
     cur: duckdb.DuckDBPyConnection,
     *,
@@ -133,15 +141,28 @@ def list_episodes(
 ) -> list[StoredEpisode]:
     """Episodes in the order they were stored (of one blueprint when given)."""
     where, params = ("WHERE blueprint_id = ?", [blueprint_id]) if blueprint_id else ("", [])
-    cols = _COLUMNS.replace("sampling,", "CAST(sampling AS VARCHAR),").replace(
-        "settings,", "CAST(settings AS VARCHAR),"
-    )
-    cols = cols.replace("tool_versions,", "CAST(tool_versions AS VARCHAR),")
-    cols = cols.replace("components,", "CAST(components AS VARCHAR),")
-    cols = cols.replace("trajectory,", "CAST(trajectory AS VARCHAR),")
     rows = cur.execute(
-        f"SELECT {cols} FROM episodes {where} ORDER BY seq LIMIT ? OFFSET ?",
+        f"SELECT {_select()} FROM episodes {where} ORDER BY seq LIMIT ? OFFSET ?",
         [*params, limit, offset],
+    ).fetchall()
+    return [_episode(r) for r in rows]
+
+
+def get_episode(cur: duckdb.DuckDBPyConnection, episode_id: str) -> StoredEpisode | None:
+    rows = cur.execute(
+        f"SELECT {_select()} FROM episodes WHERE episode_id = ?", [episode_id]
+    ).fetchall()
+    return _episode(rows[0]) if rows else None
+
+
+def accepted_episodes(cur: duckdb.DuckDBPyConnection) -> list[StoredEpisode]:
+    """Episodes their review resolved accepted, on a corpus that is present, not in open drift
+    (the export rule); in the order they were stored."""
+    rows = cur.execute(
+        f"SELECT {_select()} FROM episodes WHERE decision = 'accept' AND corpus IN "
+        "(SELECT unnest(?::VARCHAR[])) AND episode_id NOT IN "
+        "(SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY seq",
+        [list_corpora()],
     ).fetchall()
     return [_episode(r) for r in rows]
 

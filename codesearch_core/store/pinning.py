@@ -162,9 +162,14 @@ def mark_reference_current(
 
 
 def add_drift(cur: Cursor, item: DriftItem) -> None:
-    """Put an item in drift (replacing a resolved drift of the same item)."""
+    """Put an item in drift (replacing a resolved drift of the same item: a new drift is a new
+    question, so the old one's votes and leases go; its decisions stay in the log)."""
+    cur.execute("DELETE FROM votes WHERE kind = 'drift' AND item_id = ?", [item.item_id])
+    cur.execute("DELETE FROM leases WHERE kind = 'drift' AND item_id = ?", [item.item_id])
     cur.execute(
-        "INSERT OR REPLACE INTO drift VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)",
+        "INSERT OR REPLACE INTO drift (item_id, kind, blueprint_id, old_findings, new_findings, "
+        "old_snapshot, new_snapshot, old_tools, new_tools, found_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             item.item_id,
             item.kind,

@@ -44,8 +44,8 @@ _DECISION_SQL: Final[dict[DecisionState, str | None]] = {
     DecisionState.REJECTED: "p.decision = 'reject'",
     DecisionState.CONFLICT: "p.decision = 'conflict'",
     DecisionState.SKIPPED: "p.decision IS NULL AND EXISTS "
-    "(SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.action = 'skip')",
-    DecisionState.MINE: "EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id)",
+    "(SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.action = 'skip')",
+    DecisionState.MINE: "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id)",
     DecisionState.DECIDED: "p.decision IN ('accept', 'reject')",
     DecisionState.ANY: None,
 }
@@ -109,19 +109,19 @@ def decision_clause(
         return _DECISION_SQL[state], []
     if state is DecisionState.SKIPPED:
         return (
-            "EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.reviewer = ? "
+            "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ? "
             "AND v.action = 'skip')",
             [who],
         )
     if state is DecisionState.MINE:
-        return "EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.reviewer = ?)", [who]
+        return "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ?)", [who]
     # "Votes plus others' live leases < reviews", with the leases as one uncorrelated set (the few
     # leased items that are full): a count per proposal row cost 3x as much at 100,000 items.
     return (
         "p.decision IS NULL AND p.n_votes < ? "
-        "AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.item_id = p.id AND v.reviewer = ?) "
+        "AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ?) "
         "AND p.id NOT IN (SELECT l.item_id FROM leases l JOIN proposals q ON q.id = l.item_id "
-        "WHERE l.reviewer <> ? AND l.expires_at > ? GROUP BY l.item_id, q.n_votes "
+        "WHERE l.kind = 'proposal' AND l.reviewer <> ? AND l.expires_at > ? GROUP BY l.item_id, q.n_votes "
         "HAVING q.n_votes + count(*) >= ?)",
         [reviews, who, who, now or utc_now(), reviews],
     )

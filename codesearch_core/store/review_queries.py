@@ -36,10 +36,13 @@ Cursor = duckdb.DuckDBPyConnection
 # --- decisions -------------------------------------------------------------------------------------
 
 
-def item_history(cur: Cursor, proposal_id: str) -> tuple[DecisionEvent, ...]:
+def item_history(
+    cur: Cursor, item_id: str, kind: str = "proposal"
+) -> tuple[DecisionEvent, ...]:
     rows = cur.execute(
-        f"SELECT {DECISION_SELECT} FROM decisions d WHERE d.item_id = ? ORDER BY d.event_id",
-        [proposal_id],
+        f"SELECT {DECISION_SELECT} FROM decisions d WHERE d.kind = ? AND d.item_id = ? "
+        "ORDER BY d.event_id",
+        [kind, item_id],
     ).fetchall()
     undone = {int(r[7]) for r in rows if r[7] is not None}
     return tuple(decision_from_row(r, undone=int(r[0]) in undone) for r in rows)
@@ -49,11 +52,12 @@ def cache_mismatches(cur: Cursor) -> list[str]:
     """Ids of items whose cached votes, state or grade differ from what their sources say."""
     votes = cur.execute(
         "WITH live AS (SELECT item_id, reviewer, action, event_id FROM decisions "
-        f"WHERE action <> 'undo' AND NOT final AND {LIVE_EVENT_SQL}), "
+        f"WHERE kind = 'proposal' AND action <> 'undo' AND NOT final AND {LIVE_EVENT_SQL}), "
         "want AS (SELECT item_id, reviewer, arg_max(action, event_id) AS action, "
         "max(event_id) AS event_id FROM live GROUP BY ALL) "
         "SELECT coalesce(w.item_id, v.item_id) FROM want w "
-        "FULL OUTER JOIN votes v ON v.item_id = w.item_id AND v.reviewer = w.reviewer "
+        "FULL OUTER JOIN (SELECT * FROM votes WHERE kind = 'proposal') v "
+        "ON v.item_id = w.item_id AND v.reviewer = w.reviewer "
         "WHERE w.item_id IS NULL OR v.item_id IS NULL OR w.action <> v.action "
         "OR w.event_id <> v.event_id"
     ).fetchall()
@@ -62,7 +66,8 @@ def cache_mismatches(cur: Cursor) -> list[str]:
         "WHERE p.span_f1 IS DISTINCT FROM g.span_f1 OR p.reward IS DISTINCT FROM g.reward"
     ).fetchall()
     orphans = cur.execute(
-        "SELECT DISTINCT item_id FROM decisions WHERE item_id NOT IN (SELECT id FROM proposals)"
+        "SELECT DISTINCT item_id FROM decisions WHERE kind = 'proposal' "
+        "AND item_id NOT IN (SELECT id FROM proposals)"
     ).fetchall()
     # The item state: recompute it into a scratch copy and compare.
     n = review_settings(cur).reviews_per_item
@@ -232,7 +237,8 @@ def review_item(cur: Cursor, proposal_id: str) -> ReviewItem | None:
     votes = {
         str(r[0]): (str(r[1]), int(r[2]))
         for r in cur.execute(
-            "SELECT reviewer, action, event_id FROM votes WHERE item_id = ? ORDER BY event_id",
+            "SELECT reviewer, action, event_id FROM votes WHERE kind = 'proposal' AND item_id = ? "
+            "ORDER BY event_id",
             [proposal_id],
         ).fetchall()
     }

@@ -28,7 +28,7 @@ from typing import Final
 
 import duckdb
 
-from codesearch_core.store import schema_episodes, schema_evals
+from codesearch_core.store import schema_episodes, schema_evals, schema_queue
 
 _V1: Final[tuple[str, ...]] = (
     """
@@ -197,50 +197,19 @@ GRADING_KEY_SQL: Final = (
 
 
 #: A decision event that no undo cancelled (over `decisions`, unaliased).
-LIVE_EVENT_SQL: Final = "event_id NOT IN (SELECT undoes FROM decisions WHERE undoes IS NOT NULL)"
+LIVE_EVENT_SQL: Final = schema_queue.LIVE_EVENT_SQL
 
 
 def item_state_update(*, reviews_per_item: int, item_filter: str = "") -> str:
-    """An UPDATE that sets `proposals.decision`, `decision_event_id` and `n_votes` from the votes
-    and final decisions: the definition of an item's state.
-
-    A lead's final decision (the latest one no undo cancelled) settles the item. Otherwise, with
-    at least `reviews_per_item` accept/reject votes it is resolved when they agree and a
-    'conflict' when they do not; with fewer it is open (NULL). Skips are votes that say "not me",
-    not reviews. `item_filter` ("= ?" or "IN (...)") limits it to some items; the caller binds its
-    parameter three times (votes, finals, proposals).
-    """
-    n = int(reviews_per_item)
-    where = f"WHERE item_id {item_filter}" if item_filter else ""
-    final_where = f"AND item_id {item_filter}" if item_filter else ""
-    proposals_where = f"WHERE p.id {item_filter}" if item_filter else ""
-    return f"""
-    UPDATE proposals SET decision = s.decision, decision_event_id = s.event_id, n_votes = s.n
-    FROM (
-        SELECT p.id,
-               CASE WHEN f.action IS NOT NULL THEN f.action
-                    WHEN coalesce(v.n, 0) >= {n} AND v.kinds = 1 THEN v.one
-                    WHEN coalesce(v.n, 0) >= {n} THEN 'conflict' END AS decision,
-               CASE WHEN f.action IS NOT NULL THEN f.event_id
-                    WHEN coalesce(v.n, 0) >= {n} AND v.kinds = 1 THEN v.last END AS event_id,
-               coalesce(v.n, 0) AS n
-        FROM proposals p
-        LEFT JOIN (
-            SELECT item_id, count(*) AS n, count(DISTINCT action) AS kinds, min(action) AS one,
-                   max(event_id) AS last
-            FROM votes {where} {"AND" if where else "WHERE"} action IN ('accept', 'reject')
-            GROUP BY item_id
-        ) v ON v.item_id = p.id
-        LEFT JOIN (
-            SELECT item_id, arg_max(action, event_id) AS action, max(event_id) AS event_id
-            FROM decisions
-            WHERE final AND {LIVE_EVENT_SQL} {final_where}
-            GROUP BY item_id
-        ) f ON f.item_id = p.id
-        {proposals_where}
-    ) s
-    WHERE proposals.id = s.id
-    """
+    """The proposals' `schema_queue.item_state_update`: an UPDATE that sets `proposals.decision`,
+    `decision_event_id` and `n_votes` from their votes and final decisions."""
+    return schema_queue.item_state_update(
+        table="proposals",
+        id_column="id",
+        kind="proposal",
+        reviews_per_item=reviews_per_item,
+        item_filter=item_filter,
+    )
 
 
 _V3: Final[tuple[str, ...]] = (
@@ -456,6 +425,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     schema_evals.V10,
     schema_evals.V11,
     schema_episodes.V12,
+    schema_queue.V13,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

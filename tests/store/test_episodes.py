@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from codesearch_core.store import Store, StoredEpisode
-from codesearch_core.store.schema import SCHEMA_VERSION
+from codesearch_core.store.schema import SCHEMA_VERSION, apply_migrations
 
 
 def episode(blueprint_id: str = "bp-1", pattern: str = "x", reward: float = 1.0) -> StoredEpisode:
@@ -41,12 +41,8 @@ def test_an_episode_is_stored_once_by_its_calls_and_read_back(tmp_path: Path) ->
 
 def test_a_v11_store_opens_and_gains_the_episodes_table(tmp_path: Path) -> None:
     path = tmp_path / "v11.duckdb"
-    with Store(path):
-        pass
     conn = duckdb.connect(str(path))
-    for statement in ("DROP TABLE episodes", "DROP SEQUENCE episode_seq",
-                      "DELETE FROM schema_version WHERE version >= 12"):  # fmt: skip
-        conn.execute(statement)
+    apply_migrations(conn, current=0, upto=11)
     conn.close()
     with Store(path) as store:
         assert (store.found_version, store.schema_version) == (11, SCHEMA_VERSION)

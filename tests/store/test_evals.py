@@ -13,7 +13,7 @@ from codesearch_core.access import AccessDenied, Actor, Mode
 from codesearch_core.errors import InputFileError
 from codesearch_core.models import Split
 from codesearch_core.store import BlueprintFilters, EvalAnswer, EvalItem, EvalRun, Store
-from codesearch_core.store.schema import SCHEMA_VERSION
+from codesearch_core.store.schema import SCHEMA_VERSION, apply_migrations
 
 
 def a_run(run_id: str = "20261125-101010-000001-mutations") -> EvalRun:
@@ -65,19 +65,15 @@ def test_an_annotator_may_not_move_blueprints_between_splits(tmp_path: Path) -> 
 
 
 def test_a_v9_store_is_upgraded_with_every_blueprint_in_train(tmp_path: Path) -> None:
-    path = tmp_path / "v9.duckdb"
-    with Store(path) as store:
+    path, current = tmp_path / "v9.duckdb", tmp_path / "current.duckdb"
+    with Store(current) as store:
         store.add_blueprints([blueprint(0)])
     conn = duckdb.connect(str(path))
-    for statement in (
-        "DROP TABLE episodes",  # v12
-        "DROP SEQUENCE episode_seq",
-        "DROP TABLE eval_items",
-        "DROP TABLE eval_runs",
-        "ALTER TABLE blueprints DROP COLUMN split",
-        "DELETE FROM schema_version WHERE version >= 10",
-    ):
-        conn.execute(statement)
+    apply_migrations(conn, current=0, upto=9)
+    # The blueprint as a v9 build stored it: the columns v9 has, copied from a current store.
+    columns = ", ".join(c[0] for c in conn.execute("DESCRIBE blueprints").fetchall())
+    conn.execute(f"ATTACH '{current}' AS cur (READ_ONLY)")
+    conn.execute(f"INSERT INTO blueprints SELECT {columns} FROM cur.blueprints")
     conn.close()
     with Store(path) as store:
         assert (store.found_version, store.schema_version) == (9, SCHEMA_VERSION)

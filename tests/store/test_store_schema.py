@@ -296,9 +296,18 @@ def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) ->
         "FROM blueprints b)"
     )
     conn.execute("UPDATE proposals SET span_f1 = 1.0, reward = 1.0")
-    # Back to v6: undo v12 (episodes), v10 (split, eval runs), v9 (pins, drift), v8 (drafts) and v7
-    # (counter-calls, plans).
+    # Back to v6: undo v13 (the kind of item), v12 (episodes), v10 (split, eval runs), v9 (pins,
+    # drift), v8 (drafts) and v7 (counter-calls, plans).
     for statement in (
+        "DROP INDEX decisions_reviewer",
+        "ALTER TABLE decisions DROP COLUMN kind",
+        "DROP TABLE votes",
+        "CREATE TABLE votes (item_id VARCHAR NOT NULL, reviewer VARCHAR NOT NULL, action VARCHAR "
+        "NOT NULL, event_id BIGINT NOT NULL, PRIMARY KEY (item_id, reviewer))",
+        "CREATE INDEX votes_item ON votes(item_id)",
+        "DROP TABLE leases",
+        "CREATE TABLE leases (item_id VARCHAR NOT NULL, reviewer VARCHAR NOT NULL, "
+        "expires_at TIMESTAMP NOT NULL, PRIMARY KEY (item_id, reviewer))",
         "DROP TABLE episodes",  # v12
         "DROP SEQUENCE episode_seq",
         "DROP TABLE eval_items",
