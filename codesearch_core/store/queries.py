@@ -114,7 +114,10 @@ def decision_clause(
             [who],
         )
     if state is DecisionState.MINE:
-        return "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ?)", [who]
+        return (
+            "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ?)",
+            [who],
+        )
     # "Votes plus others' live leases < reviews", with the leases as one uncorrelated set (the few
     # leased items that are full): a count per proposal row cost 3x as much at 100,000 items.
     return (

@@ -36,9 +36,7 @@ Cursor = duckdb.DuckDBPyConnection
 # --- decisions -------------------------------------------------------------------------------------
 
 
-def item_history(
-    cur: Cursor, item_id: str, kind: str = "proposal"
-) -> tuple[DecisionEvent, ...]:
+def item_history(cur: Cursor, item_id: str, kind: str = "proposal") -> tuple[DecisionEvent, ...]:
     rows = cur.execute(
         f"SELECT {DECISION_SELECT} FROM decisions d WHERE d.kind = ? AND d.item_id = ? "
         "ORDER BY d.event_id",
