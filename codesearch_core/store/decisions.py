@@ -159,10 +159,14 @@ def _refresh_state(
 ) -> None:
     k = KINDS[kind]
     n = review_settings(cur).reviews_per_item if k.shared_reviews else 1
+    if k.settle is None:
+        # Nothing hangs on the change (a proposal): skip the two reads of the state.
+        cur.execute(_state_update(kind, n, "= ?"), [item_id] * 3)
+        return
     before = _state(cur, kind, item_id)[0]
     cur.execute(_state_update(kind, n, "= ?"), [item_id] * 3)
     after = _state(cur, kind, item_id)[0]
-    if before != after and k.settle is not None:
+    if before != after:
         k.settle(cur, item_id, Settled(before, after, reviewer, note, ts))
 
 
@@ -203,10 +207,11 @@ def record_decision(
             f"{reviewer} already decided this item elsewhere (another tab or window: "
             f"{vote[1] if vote else 'undone'}); nothing was recorded here"
         )
-    state, by = _state(cur, kind, item_id)
-    if not k.shared_reviews and not final and state in ("accept", "reject") and by != reviewer:
-        # One review settles such an item: a second reviewer would only put it in conflict.
-        raise StoreError(f"this {kind} was {state}ed by {by} already")
+    if not k.shared_reviews and not final:
+        state, by = _state(cur, kind, item_id)
+        if state in ("accept", "reject") and by != reviewer:
+            # One review settles such an item: a second reviewer would only put it in conflict.
+            raise StoreError(f"this {kind} was {state}ed by {by} already")
     row = first_row(
         cur.execute(
             "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final, "

@@ -19,7 +19,7 @@ from codesearch_core.store.core import Store
 from codesearch_core.store.types import ReviewSettings
 
 THREADS = 8
-DECISIONS_PER_THREAD = 1000
+DECISIONS_PER_THREAD = 400
 ITEMS = 64
 
 
