@@ -167,7 +167,9 @@ def _refresh_state(
     cur.execute(_state_update(kind, n, "= ?"), [item_id] * 3)
     after = _state(cur, kind, item_id)[0]
     if before != after:
-        k.settle(cur, item_id, Settled(before, after, reviewer, note, ts))
+        k.settle(
+            cur, item_id, Settled(before, after, reviewer, note, ts, record_decision, undo_last)
+        )
 
 
 def record_decision(

@@ -44,6 +44,11 @@ class Settled:
     reviewer: str
     note: str
     ts: datetime
+    #: The queue's own record_decision and undo_last (`store.decisions`), handed in: settling a
+    #: drift item decides the proposal that drifted, and the queue code imports the kinds, never
+    #: the other way round.
+    decide: Callable[..., int]
+    undo: Callable[..., tuple[str, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +181,7 @@ def _settle_drift(cur: Cursor, item_id: str, s: Settled) -> None:
     resolution = DRIFT_RESOLUTIONS[item.kind][s.after]
     pinning.resolve_drift(cur, item_id, resolution, s.reviewer, s.ts)
     if item.kind == "proposal" and resolution == "rejected":
-        from codesearch_core.store import decisions  # the queue code calls back into its kinds
-
-        decisions.record_decision(
+        s.decide(
             cur, item_id, DecisionAction.REJECT, s.reviewer, note=s.note,
             reason="drift: the findings changed", ts=s.ts, final=True,
         )  # fmt: skip
@@ -198,9 +201,7 @@ def _unresolve_drift(cur: Cursor, item: pinning.DriftItem, resolution: str, s: S
         [item.item_id],
     )
     if item.kind == "proposal" and resolution == "rejected":
-        from codesearch_core.store import decisions
-
-        decisions.undo_last(cur, s.reviewer, ts=s.ts, item_id=item.item_id, kind=PROPOSAL)
+        s.undo(cur, s.reviewer, ts=s.ts, item_id=item.item_id, kind=PROPOSAL)
     elif item.kind == "reference":
         blueprint = store_queries.get_blueprint(cur, item.blueprint_id)
         if blueprint is not None and resolution == "updated":
