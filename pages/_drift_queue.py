@@ -13,12 +13,12 @@ import streamlit as st
 from codesearch_core import corpora
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
-from codesearch_core.models import Span
-from codesearch_core.store import DriftItem, Store
+from codesearch_core.models import DecisionAction, Span
+from codesearch_core.store import DRIFT, DriftItem, Store
 from codesearch_core.studio import Mark, Tone, hit_windows, render_lines_html
 from pages import _queue_frame, _shared
 
-PICKED: Final = "drift:picked"
+PICKED: Final = "drift:picked"  # the item an Undo put back on the card
 FLASH: Final = "drift:flash"
 MAX_FILES: Final = 8
 
@@ -32,7 +32,7 @@ def draw(store: Store) -> None:
         "`codesearch verify --stale` fills this queue."
     )
     if flash := st.session_state.pop(FLASH, None):
-        _queue_frame.flash("success", flash)
+        _queue_frame.flash(*flash)
     if not items:
         st.info("Nothing in drift.", icon=":material/inbox:")
         return
@@ -54,8 +54,23 @@ def draw(store: Store) -> None:
         height=min(38 + 35 * len(items), 260),
     )  # fmt: skip
     rows = picked.selection.rows if picked else []
-    index = rows[0] if rows else 0
+    index = _pick(store, items, rows)
     _card(store, items[index], index + 1, len(items))
+
+
+def _pick(store: Store, items: list[DriftItem], rows: list[int]) -> int:
+    """The item on the card: one put back by Undo, else the row picked in the table, else the
+    first the reviewer has not skipped (a skip moves on, as on every queue)."""
+    ids = [d.item_id for d in items]
+    if (put_back := st.session_state.get(PICKED)) in ids:
+        return ids.index(put_back)
+    if rows:
+        return rows[0]
+    who = _shared.reviewer()
+    skipped = (
+        {i for i, vote in store.seen_items(who, kind=DRIFT) if vote == "skip"} if who else set()
+    )
+    return next((n for n, i in enumerate(ids) if i not in skipped), 0)
 
 
 def _card(store: Store, item: DriftItem, position: int, total: int) -> None:
@@ -131,17 +146,32 @@ def _actions(store: Store, item: DriftItem) -> None:
             ("kept", "Keep the expected spans", ":material/undo:", "keep"),
         ]
     note_key = f"drift:note:{item.item_id}"
+    if who:
+        _queue_frame.progress(*store.queue_progress(who, kind=DRIFT))
     clicked = _queue_frame.action_row(
         [
+            *(
+                _queue_frame.Choice(
+                    label, icon, f"drift:{resolution}:{item.item_id}", word=word, shortcut=key,
+                    primary=key == "A", disabled=refused is not None or not who, help=refused,
+                    width=2.4,
+                )
+                for (resolution, label, icon, word), key in zip(choices, "AX", strict=True)
+            ),
             _queue_frame.Choice(
-                label, icon, f"drift:{resolution}:{item.item_id}", word=word, shortcut=key,
-                primary=key == "A", disabled=refused is not None or not who, help=refused,
-                width=2.4,
-            )
-            for (resolution, label, icon, word), key in zip(choices, "AX", strict=True)
+                "Skip", ":material/skip_next:", "drift:skip", shortcut="S",
+                disabled=refused is not None or not who, help=refused, on_click=_skip,
+                args=(store, item.item_id, who, note_key), width=1.2,
+            ),
+            _queue_frame.Choice(
+                "Undo", ":material/undo:", "drift:undo", shortcut="U",
+                disabled=not who or store.last_undoable(who or "", kind=DRIFT) is None,
+                help="Undo your own last drift decision (it is open again)", on_click=_undo,
+                args=(store, who), width=1.2,
+            ),
         ],
         note_key=note_key,
-        note_placeholder="note · Enter, then A / X",
+        note_placeholder="note · Enter, then A / X / S",
     )  # fmt: skip
     for resolution, *_ in choices:
         if not clicked[f"drift:{resolution}:{item.item_id}"]:
@@ -152,5 +182,29 @@ def _actions(store: Store, item: DriftItem) -> None:
         except CodesearchError as err:
             st.error(str(err), icon=":material/error:")
             return
-        st.session_state[FLASH] = f"{item.item_id}: {resolution}"
+        st.session_state[FLASH] = ("success", f"{item.item_id}: {resolution}")
+        st.session_state.pop(PICKED, None)
         st.rerun()
+
+
+def _skip(store: Store, item_id: str, who: str | None, note_key: str) -> None:
+    note = str(st.session_state.get(note_key, "")).strip()
+    try:
+        store.record_decision(item_id, DecisionAction.SKIP, who or "", note, kind=DRIFT)
+    except CodesearchError as err:
+        st.session_state[FLASH] = ("error", f"Not skipped: {err}")
+        return
+    st.session_state.pop(PICKED, None)
+    st.session_state[FLASH] = ("success", f"{item_id}: skipped, it stays open")
+
+
+def _undo(store: Store, who: str | None) -> None:
+    """Take back the reviewer's latest drift decision (its resolution with it); that item is
+    open again and back on the card."""
+    try:
+        item_id, _ = store.undo_last(who or "", kind=DRIFT)
+    except CodesearchError as err:
+        st.session_state[FLASH] = ("error", f"Not undone: {err}")
+        return
+    st.session_state[PICKED] = item_id
+    st.session_state[FLASH] = ("success", f"{item_id}: undone, it is open again")

@@ -57,6 +57,42 @@ def position(where: str, left: str) -> None:
     st.markdown(f"#### {where} · {left}")
 
 
+def progress(done: int, share: int) -> None:
+    """The reviewer's progress in this queue: the items they decided (skips too) of their share
+    (those plus the ones still to do for them), as reviewers know it from other tools."""
+    if share:
+        st.progress(done / share, text=f"Your progress: {done} of {share} done")
+
+
+def step_row(
+    seen: Sequence[str],
+    current: str | None,
+    *,
+    key: str,
+    on_step: Callable[[str | None], None],
+) -> None:
+    """Previous and Next (keys ← and →) over the items this reviewer decided in this queue, in
+    the order they first did: an earlier item shows as it is, with their decision, and can be
+    decided again. Next past the last one returns to the items still to do (`on_step(None)`).
+    Undo takes a decision back; this only steps, so nothing is decided twice."""
+    if current in seen:
+        at = seen.index(current)
+        earlier = seen[at - 1] if at else None
+        where = f"decided item {at + 1} of {len(seen)}"
+    else:
+        at, earlier, where = len(seen), (seen[-1] if seen else None), ""
+    back, forward, caption = st.columns([1.3, 1.3, 6], vertical_alignment="center")
+    back.button("Previous", icon=":material/arrow_back:", key=f"{key}:previous", shortcut="Left",
+                disabled=earlier is None, on_click=on_step, args=(earlier,),
+                help="The item you decided before this one")  # fmt: skip
+    later = seen[at + 1] if at + 1 < len(seen) else None
+    forward.button("Next", icon=":material/arrow_forward:", key=f"{key}:next", shortcut="Right",
+                   disabled=current not in seen, on_click=on_step, args=(later,),
+                   help="The item you decided after this one, then the next one to do")  # fmt: skip
+    if where:
+        caption.caption(f"Stepping back: {where} · **→** goes on")
+
+
 def action_row(
     choices: Sequence[Choice],
     *,

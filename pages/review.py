@@ -153,6 +153,16 @@ def _undo() -> None:
         st.session_state[FLASH] = ("error", str(err))
 
 
+def _step(item_id: str | None) -> None:
+    """Previous / Next: show an item the reviewer decided, as it is (pinned like an undone one);
+    None: back to the items still to do."""
+    if item_id is None:
+        st.session_state.pop(CURRENT, None)
+        st.session_state.pop(UNDONE, None)
+    else:
+        st.session_state[CURRENT] = st.session_state[UNDONE] = item_id
+
+
 def _run_now(item: ReviewItem) -> None:
     """Execute and grade an item that was never run (only a run call can be accepted)."""
     try:
@@ -278,6 +288,9 @@ def _card() -> None:
     undoable = store.last_undoable(who) if who else None
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")
+        if who:
+            seen = [seen_id for seen_id, _ in store.seen_items(who)]
+            _queue_frame.step_row(seen, None, key="review", on_step=_step)
         if undoable:
             st.button("Undo last decision", icon=":material/undo:", shortcut="U",
                       on_click=_undo, key="undo_empty")  # fmt: skip
@@ -303,6 +316,10 @@ def _card() -> None:
     with head:
         where = f"Item {position} of {total}" if position else "Item (outside the filters)"
         _queue_frame.position(where, f"{left_to_do} {filters.decision.value}")
+        if who:
+            _queue_frame.progress(*store.queue_progress(who))
+            seen = [seen_id for seen_id, _ in store.seen_items(who)]
+            _queue_frame.step_row(seen, stored.id, key="review", on_step=_step)
         st.caption(
             f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · {bp.difficulty.value}"
             + (" · " + " ".join(f"`{t}`" for t in bp.tags) if bp.tags else "")

@@ -5,7 +5,8 @@ records it takes and returns (`store.types`: `QueueFilters`, `ReviewItem`, `Impo
 The other modules are its parts: `connect` (opening a file), `schema` (tables, migrations),
 `writes`, `queries`, `rows`, `dashboard`, `export_rows`, `pinning` (snapshots and drift: `DriftItem`,
 `StaleRun`, `corpus_snapshot`), `evals` (eval runs: `EvalRun`, `EvalItem`, `EvalAnswer`; the
-split), `episodes` (the gym's kept episodes: `StoredEpisode`). Imports `corpora` and below; importing
+split), `episodes` (the gym's kept episodes: `StoredEpisode`), `queue_kinds` (the kinds of item a review
+queue holds: `PROPOSAL`, `DRAFT`, `DRIFT`, `EPISODE`). Imports `corpora` and below; importing
 files into it (`ingest`) and exporting from it (`export`) are layers above.
 """
 
@@ -15,6 +16,7 @@ from codesearch_core.store.drafts import DRAFT_STATUSES, Draft
 from codesearch_core.store.episodes import StoredEpisode, episode_id_of
 from codesearch_core.store.evals import PASS_REWARD, EvalAnswer, EvalItem, EvalRun
 from codesearch_core.store.pinning import DriftItem, StaleRun, corpus_snapshot
+from codesearch_core.store.queue_kinds import DRAFT, DRIFT, EPISODE, PROPOSAL
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     AuditEntry,
@@ -34,8 +36,12 @@ from codesearch_core.store.types import (
 )
 
 __all__ = [
+    "DRAFT",
     "DRAFT_STATUSES",
+    "DRIFT",
+    "EPISODE",
     "PASS_REWARD",
+    "PROPOSAL",
     "AuditEntry",
     "AuditFilters",
     "BlueprintConflictError",

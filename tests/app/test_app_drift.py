@@ -80,3 +80,35 @@ def test_a_lead_decides_the_drift_queue(drifted: tuple[Path, str]) -> None:
         left = {d.item_id for d in store.open_drift()}
         assert pid not in left and SEED not in left
         assert store.export_answer_counts(QueueFilters())["accepted_in_drift"] == 0
+
+
+def _card_item(at: object) -> str:
+    """The item id the Drift card shows (its first line names it in backticks)."""
+    line = next(m for m in texts(at, "markdown") if m.startswith("**accepted proposal**")
+                or m.startswith("**reference call**"))  # fmt: skip
+    return line.split("`")[1]
+
+
+def test_skip_moves_on_and_undo_reopens_the_last_drift_decision(drifted: tuple[Path, str]) -> None:
+    db, pid = drifted
+    at = open_app(REVIEW, reviewer="lee")
+    at.segmented_control(key="review:queue").set_value("Drift").run()
+    first = _card_item(at)
+    next(b for b in at.button if b.label == "Skip").click().run()
+    assert any(f"{first}: skipped, it stays open" in s for s in texts(at, "success"))
+    second = _card_item(at)
+    assert second != first  # a skip moves on, as on every queue
+    label = "Still right: keep it accepted" if second == pid else "Keep the expected spans"
+    next(b for b in at.button if b.label == label).click().run()
+    assert any(f"{second}: kept" in s for s in texts(at, "success")), texts(at, "error")
+    assert any("Your progress: 2 of" in p.proto.text for p in at.get("progress"))
+
+    next(b for b in at.button if b.label == "Undo").click().run()
+    assert any(f"{second}: undone, it is open again" in s for s in texts(at, "success"))
+    assert _card_item(at) == second  # back on the card
+    release_app_store()
+    with Store(db) as store:
+        reopened = store.get_drift(second)
+        assert reopened is not None and reopened.resolution is None
+        history = store.queue_history(first, kind="drift")
+        assert [e.action.value for e in history] == ["skip"]

@@ -107,3 +107,48 @@ def test_editing_a_draft_field_by_field_then_rejecting_it(
         )
         assert rejected.blueprint_id is None and store.get_blueprint(first.id) is None
         assert store.draft_counts() == {"pending": 1, "accepted": 0, "rejected": 1}
+
+
+def test_drafts_skip_undo_and_step_back_by_keys(
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "studio.duckdb") as store:
+        synthesize("webshop", writer=TemplateWriter(), sink=store, limit=2)
+    server = start_studio()
+    page = open_page(browser, f"{server.url}/review?reviewer=hal&queue=drafts")
+    intent = page.get_by_label("Intent")
+    intent.wait_for()
+    settle(page)
+    draft = intent.input_value()
+    page.locator("body").press("s")  # skip: it stays pending for the others, the card moves on
+    page.get_by_text("Skipped draft").wait_for()
+    page.get_by_text("Your progress: 1 of").wait_for()
+    settle(page)
+    page.locator("body").press("u")  # undo: the skipped draft is back on the card
+    page.get_by_text("is back on the card.").wait_for()
+    settle(page)  # two Intent fields stand side by side while the run draws the new card
+    expect(page.get_by_label("Intent")).to_have_value(draft, timeout=UI_TIMEOUT_MS)
+    page.get_by_text("Your progress: 0 of").wait_for()
+    settle(page)
+    page.locator("body").press("a")
+    page.get_by_text("Accepted: blueprint").wait_for()
+    page.get_by_text("Your progress: 1 of").wait_for()
+    settle(page)
+    page.locator("body").press("ArrowLeft")  # step back: the accepted draft, as it was left
+    page.get_by_text("Decided: accepted as blueprint").wait_for()
+    settle(page)
+    expect(page.get_by_label("Intent")).to_have_value(draft, timeout=UI_TIMEOUT_MS)
+    expect(page.get_by_role("button", name="Accept as blueprint")).to_be_disabled()
+    settle(page)
+    page.locator("body").press("ArrowRight")  # and on, to what is still to do
+    expect(page.get_by_text("Decided: accepted as blueprint")).to_have_count(0)
+    settle(page)
+    page.locator("body").press("u")  # the accept taken back, with its blueprint
+    page.get_by_text("is back on the card.").wait_for()
+    settle(page)
+    expect(page.get_by_label("Intent")).to_have_value(draft, timeout=UI_TIMEOUT_MS)
+    with Store(server.db) as store:
+        drafts, _ = store.list_drafts(status=None, limit=100)
+        (undone,) = [d for d in drafts if d.intent == draft]
+        assert undone.status == "pending" and undone.blueprint_id is None
+    server.stop()

@@ -43,6 +43,8 @@ pytestmark = [
 SEEDED: dict[str, list[str]] = {}
 #: The review card's heading: "Item 3 of 12 · 9 undecided".
 ITEM = re.compile(r"^Item \d+ of \d+")
+#: The reviewer's progress bar in a queue: "Your progress: 3 of 12 done".
+PROGRESS = re.compile(r"Your progress: (\d+) of (\d+) done")
 
 
 def _seed(db: Path) -> None:
@@ -121,6 +123,39 @@ def test_the_drafts_queue_takes_a_and_x_says_what_it_did_and_is_in_the_address(
     page.reload()
     settle(page)
     page.get_by_text("Draft 3 of 3 · 1 pending").wait_for()  # the address brought it back
+
+
+def test_previous_and_next_step_through_what_a_reviewer_decided_and_the_bar_counts_it(
+    server: Studio, browser: Browser
+) -> None:
+    page = open_page(browser, f"{server.url}/review?reviewer=ivy")
+    page.get_by_text(ITEM).first.wait_for()
+    first = _heading(page)
+    bar = page.get_by_text(PROGRESS)
+    done, share = (int(n) for n in PROGRESS.search(bar.inner_text()).groups())  # type: ignore[union-attr]
+    page.locator("body").press("x")
+    expect(page.locator("h4").first).not_to_have_text(first)
+    second = _heading(page)
+    page.locator("body").press("s")
+    expect(page.locator("h4").first).not_to_have_text(second)
+    third = _heading(page)
+    page.get_by_text(f"Your progress: {done + 2} of {share} done").wait_for()
+
+    page.locator("body").press("ArrowLeft")  # the skipped item, as it was left
+    page.get_by_text("Stepping back: decided item 2 of 2").wait_for()
+    assert _position(_heading(page)) == _position(second)
+    page.get_by_text("Reviews: ivy skip").wait_for()
+    page.get_by_role("button", name="Previous").click()  # the mouse does the same
+    page.get_by_text("Stepping back: decided item 1 of 2").wait_for()
+    assert _position(_heading(page)) == _position(first)
+    page.get_by_text("Reviews: ivy reject").wait_for()
+    page.locator("body").press("ArrowRight")
+    page.get_by_text("Stepping back: decided item 2 of 2").wait_for()
+    page.locator("body").press("ArrowRight")  # past the last: back to the items to do
+    expect(page.get_by_text("Stepping back:")).to_have_count(0)
+    assert _position(_heading(page)) == _position(third)
+    # Stepping decided nothing: the bar did not move.
+    page.get_by_text(f"Your progress: {done + 2} of {share} done").wait_for()
 
 
 def test_a_failed_run_says_in_view_why_it_cannot_be_accepted(
