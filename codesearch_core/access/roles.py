@@ -56,6 +56,7 @@ class Action(StrEnum):
     VIEW_AUDIT = "view_audit"
     SETTINGS = "settings"
     MANAGE_USERS = "manage_users"
+    EDIT_GUIDELINES = "edit_guidelines"
 
 
 #: How an action reads in a refusal: "… needs the lead role to {label}".
@@ -70,6 +71,7 @@ ACTION_LABELS: Final[dict[Action, str]] = {
     Action.VIEW_AUDIT: "read the audit trail",
     Action.SETTINGS: "change the review settings",
     Action.MANAGE_USERS: "change people's roles",
+    Action.EDIT_GUIDELINES: "edit the annotation guidelines",
 }
 
 _ANNOTATOR: Final = frozenset({Action.REVIEW, Action.PROPOSE, Action.AUTHOR})
@@ -79,6 +81,7 @@ _LEAD: Final = _ANNOTATOR | {
     Action.EXPORT,
     Action.MANAGE_CORPORA,
     Action.VIEW_AUDIT,
+    Action.EDIT_GUIDELINES,
 }
 _ALLOWED: Final[dict[Role, frozenset[Action]]] = {
     Role.ANNOTATOR: _ANNOTATOR,

@@ -5,16 +5,20 @@ records it takes and returns (`store.types`: `QueueFilters`, `ReviewItem`, `Impo
 The other modules are its parts: `connect` (opening a file), `schema` (tables, migrations),
 `writes`, `queries`, `rows`, `dashboard`, `export_rows`, `pinning` (snapshots and drift: `DriftItem`,
 `StaleRun`, `corpus_snapshot`), `evals` (eval runs: `EvalRun`, `EvalItem`, `EvalAnswer`; the
-split), `episodes` (the gym's kept episodes: `StoredEpisode`), `queue_kinds` (the kinds of item a review
-queue holds: `PROPOSAL`, `DRAFT`, `DRIFT`, `EPISODE`). Imports `corpora` and below; importing
+split), `episodes` (the gym's kept episodes: `StoredEpisode`), `queue_kinds` (the kinds of item a
+review queue holds: `PROPOSAL`, `DRAFT`, `DRIFT`, `EPISODE`), `guidelines` (the annotation
+guidelines: `Guidelines`), `bulk` (a lead's bulk actions: `BulkPlan`), `text_match` (what a search
+matches). Imports `corpora` and below; importing
 files into it (`ingest`) and exporting from it (`export`) are layers above.
 """
 
+from codesearch_core.store.bulk import BulkPlan
 from codesearch_core.store.core import Store
 from codesearch_core.store.decisions import check_reviewer
 from codesearch_core.store.drafts import DRAFT_STATUSES, Draft
 from codesearch_core.store.episodes import StoredEpisode, episode_id_of
 from codesearch_core.store.evals import PASS_REWARD, EvalAnswer, EvalItem, EvalRun
+from codesearch_core.store.guidelines import Guidelines
 from codesearch_core.store.pinning import DriftItem, StaleRun, corpus_snapshot
 from codesearch_core.store.queue_kinds import DRAFT, DRIFT, EPISODE, PROPOSAL
 from codesearch_core.store.rows import utc_now
@@ -46,6 +50,7 @@ __all__ = [
     "AuditFilters",
     "BlueprintConflictError",
     "BlueprintFilters",
+    "BulkPlan",
     "DashboardStats",
     "DecisionState",
     "Draft",
@@ -54,6 +59,7 @@ __all__ = [
     "EvalItem",
     "EvalRun",
     "ExportRow",
+    "Guidelines",
     "ImportReport",
     "PendingExecution",
     "QueueFilters",

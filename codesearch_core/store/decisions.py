@@ -21,6 +21,7 @@ import duckdb
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
+from codesearch_core.store.guidelines import CURRENT_VERSION_SQL as CURRENT_GUIDELINES_SQL
 from codesearch_core.store.queries import queue_where, review_settings
 from codesearch_core.store.queue_kinds import KINDS, PROPOSAL, Settled, kind_of
 from codesearch_core.store.rows import first_row
@@ -184,6 +185,7 @@ def record_decision(
     seen: int | None = UNCHECKED,
     final: bool = False,
     kind: str = PROPOSAL,
+    batch: str | None = None,
 ) -> int:
     """Record `reviewer`'s accept/reject/skip on an item of `kind` (or, `final`, a lead's final
     decision).
@@ -191,7 +193,9 @@ def record_decision(
     `seen` is the event id of the reviewer's own vote when the card was drawn (None: they had
     none); if it changed since (another tab of the same reviewer decided it), StaleDecisionError
     and nothing is written. Deciding again (a reviewer who stepped back to an item) is a new event
-    that replaces their vote, never a second vote. What blocks an accept is the kind's.
+    that replaces their vote, never a second vote. What blocks an accept is the kind's. `batch`:
+    the id of the bulk action it is part of (`store.bulk`). The event keeps the guideline version
+    in force, whatever the kind.
     """
     if action is DecisionAction.UNDO:
         raise StoreError("an undo is recorded with undo_last, not as a decision")
@@ -217,8 +221,9 @@ def record_decision(
     row = first_row(
         cur.execute(
             "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final, "
-            "kind) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?) RETURNING event_id",
-            [item_id, action.value, reviewer, note, reason, ts, final, kind],
+            "kind, batch_id, guideline_version) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, "
+            f"{CURRENT_GUIDELINES_SQL}) RETURNING event_id",
+            [item_id, action.value, reviewer, note, reason, ts, final, kind, batch],
         )
     )
     assert row is not None

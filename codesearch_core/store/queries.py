@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Final
 
@@ -24,6 +25,11 @@ from codesearch_core.store.rows import (
     utc_now,
 )
 from codesearch_core.store.schema import GRADING_KEY_SQL
+from codesearch_core.store.text_match import (
+    blueprint_text_clause,
+    like_pattern,
+    proposal_text_clause,
+)
 from codesearch_core.store.types import (
     BlueprintFilters,
     BlueprintPage,
@@ -78,12 +84,6 @@ def blueprint_clauses(f: QueueFilters | BlueprintFilters) -> tuple[list[str], li
         clauses.append("b.intent ILIKE ? ESCAPE '\\'")
         params.append(like_pattern(f.text))
     return clauses, params
-
-
-def like_pattern(text: str) -> str:
-    """A LIKE pattern matching `text` anywhere. ILIKE is ~25% cheaper than lower() + contains()."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
 
 
 def review_settings(cur: Cursor) -> ReviewSettings:
@@ -171,7 +171,12 @@ def queue_where(
 ) -> tuple[str, list[Any]]:
     """The WHERE condition for proposals `p` matching `f` (blueprint filters as a semi-join)."""
     clauses, params = proposal_clauses(f, now=now, reviews=reviews)
-    bp_clauses, bp_params = blueprint_clauses(f)
+    # The queue's text matches the proposal too (its pattern, a note), not only the blueprint.
+    bp_clauses, bp_params = blueprint_clauses(replace(f, text=None))
+    if f.text:
+        text, text_params = proposal_text_clause(f.text)
+        clauses.append(text)
+        params += text_params
     if bp_clauses:
         clauses.append(
             f"p.blueprint_seq IN (SELECT b.seq FROM blueprints b WHERE {' AND '.join(bp_clauses)})"
@@ -202,9 +207,8 @@ def get_blueprints(cur: Cursor, blueprint_ids: Sequence[str]) -> list[Blueprint]
 def list_blueprints(cur: Cursor, f: BlueprintFilters, *, offset: int, limit: int) -> BlueprintPage:
     clauses, params = blueprint_clauses(f)
     if f.text:
-        # Blueprint search also matches the id.
-        clauses[-1] = "(b.intent ILIKE ? ESCAPE '\\' OR b.id ILIKE ? ESCAPE '\\')"
-        params.append(like_pattern(f.text))
+        # The search box: the intent, the id, the notes, the pattern, or a proposal's.
+        clauses[-1], params[-1:] = blueprint_text_clause(f.text)
     for column, value in (("corpus", f.corpus), ("difficulty", f.difficulty)):
         if value:
             clauses.append(f"b.{column} = ?")

@@ -11,6 +11,7 @@ from typing import Final
 from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import bulk as store_bulk
 from codesearch_core.store import decisions as store_decisions
 from codesearch_core.store import episodes as store_episodes
 from codesearch_core.store.audit import Deed
@@ -93,13 +94,20 @@ class QueueStore(StoreBase):
         """Cancel the reviewer's own latest decision on an item of `kind` (on `item_id`, if
         given); (item id, event id). Repeated undos walk back through the reviewer's history,
         across reloads and tabs; what the decision did (a draft's blueprint, a drift's resolution)
-        is taken back with it."""
+        is taken back with it. A decision of a lead's bulk action (`store.bulk`) takes the whole
+        batch back: (the first item's id, the last undo's event id)."""
         ts = at or utc_now()
         who = store_decisions.check_reviewer(reviewer)
         k = kind_of(kind)
 
         def undo(deed: Deed) -> tuple[str, int]:
             deed.require_self(who, k.decide)
+            target = store_decisions.last_undoable(deed.cur, who, item_id, kind=kind)
+            batch = None if target is None else store_bulk.batch_of(deed.cur, target[1])
+            if batch is not None:
+                undone = store_bulk.undo_batch(deed.cur, who, batch, ts=ts, kind=kind)
+                deed.log("decision.bulk.undo", batch, reviewer=who, items=len(undone))
+                return undone[0][0], undone[-1][1]
             done = store_decisions.undo_last(deed.cur, who, ts=ts, item_id=item_id, kind=kind)
             prefix = "decision" if kind == PROPOSAL else kind
             deed.log(f"{prefix}.undo", done[0], reviewer=who, event=done[1])

@@ -95,7 +95,8 @@ EXECUTION_SELECT: Final = (
 )
 
 DECISION_SELECT: Final = (
-    "d.event_id, d.item_id, d.action, d.reviewer, d.note, d.reason, d.ts, d.undoes, d.final"
+    "d.event_id, d.item_id, d.action, d.reviewer, d.note, d.reason, d.ts, d.undoes, d.final, "
+    "d.guideline_version, d.batch_id"
 )
 
 
@@ -271,6 +272,8 @@ def decision_from_row(row: Sequence[Any], *, undone: bool = False) -> DecisionEv
         undoes=None if row[7] is None else int(row[7]),
         undone=undone,
         final=bool(row[8]),
+        guideline_version=None if row[9] is None else int(row[9]),
+        batch_id=row[10],
     )
 
 

@@ -28,7 +28,7 @@ from typing import Final
 
 import duckdb
 
-from codesearch_core.store import schema_episodes, schema_evals, schema_queue
+from codesearch_core.store import schema_episodes, schema_evals, schema_guidelines, schema_queue
 
 _V1: Final[tuple[str, ...]] = (
     """
@@ -426,6 +426,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     schema_evals.V11,
     schema_episodes.V12,
     schema_queue.V13,
+    schema_guidelines.V14,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

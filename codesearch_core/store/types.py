@@ -68,8 +68,9 @@ class ReviewSettings:
 class QueueFilters:
     """Filters of the review queue and of exports. Unset fields do not filter.
 
-    `tool`, `language`, `tag`, `text` (a case-insensitive substring of the intent) and `split` are
-    about the blueprint; `proposed_tool`, `engine`, `model`, `mutation_kind` and `valid_only` about the proposal;
+    `text` is a case-insensitive substring of the intent, the pattern or a note, of the proposal
+    or its blueprint (`store.text_match`). `tool`, `language`, `tag` and `split` are about the
+    blueprint; `proposed_tool`, `engine`, `model`, `mutation_kind` and `valid_only` about the proposal;
     `min_f1`/`max_f1` bound the grade's span F1 (inclusive) and drop ungraded items.
     """
 
@@ -140,6 +141,8 @@ class DecisionEvent:
     undoes: int | None = None
     undone: bool = False
     final: bool = False  # a lead's final decision on an item in conflict
+    guideline_version: int | None = None  # the guidelines in force when it was made (None: none)
+    batch_id: str | None = None  # the lead's bulk action it was part of (`store.bulk`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +230,7 @@ class BlueprintFilters:
     tag: str | None = None
     corpus: str | None = None
     difficulty: str | None = None
-    text: str | None = None  # case-insensitive substring of the intent or the id
+    text: str | None = None  # the intent, id, notes or pattern, or a proposal's (`text_match`)
     split: str | None = None  # "train" or "eval" (the held-out blueprints)
 
 

@@ -296,9 +296,10 @@ def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) ->
         "FROM blueprints b)"
     )
     conn.execute("UPDATE proposals SET span_f1 = 1.0, reward = 1.0")
-    # Back to v6: undo v13 (the kind of item), v12 (episodes), v10 (split, eval runs), v9 (pins,
-    # drift), v8 (drafts) and v7 (counter-calls, plans).
+    # Back to v6: undo v14 (guidelines), v13 (the kind of item), v12 (episodes), v10 (split, eval
+    # runs), v9 (pins, drift), v8 (drafts) and v7 (counter-calls, plans).
     for statement in (
+        "DROP TABLE guidelines",  # v14 (its columns on `decisions` stay; v14 adds them if missing)
         "DROP INDEX decisions_reviewer",
         # DuckDB drops no column of a table that has an index.
         "DROP INDEX decisions_item",
@@ -357,3 +358,23 @@ def test_a_plan_blueprint_is_stored_with_its_plan(tmp_path: Path) -> None:
         store.add_blueprints([bp])
         stored = store.get_blueprint(bp.id)
         assert stored == bp and stored is not None and stored.plan == plan
+
+
+def test_a_v12_store_gains_guidelines_and_keeps_its_decisions(tmp_path: Path) -> None:
+    """v14: the guidelines table and, on each decision, the guideline version and the bulk batch;
+    decisions made before have neither."""
+    path = tmp_path / "v12.duckdb"
+    _write_v1_store(path)
+    conn = duckdb.connect(str(path))
+    apply_migrations(conn, current=1, upto=12)
+    pid = proposal_id(proposal(blueprint(1)))
+    conn.execute(
+        "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final) "
+        "VALUES (?, 'skip', NULL, 'ann', '', '', ?, false)",
+        [pid, utc_now()],
+    )
+    conn.close()
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION and store.guidelines() is None
+        (event,) = store.item_history(pid)
+        assert (event.guideline_version, event.batch_id) == (None, None)
