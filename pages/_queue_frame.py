@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import streamlit as st
 
-from pages import _layout, _shared
+from pages import _guidelines, _layout, _shared
 
 #: The queue on the card, in the address (`?queue=drafts`): a reload, a link or Back keeps it.
 QUEUE_PARAM: Final = "queue"
@@ -53,8 +53,10 @@ class Choice:
 
 
 def position(where: str, left: str) -> None:
-    """The card's first line: which item of how many, and how many are left."""
+    """The card's first line: which item of how many, and how many are left; under it the
+    project's guidelines, folded (every queue's card draws this, so every queue shows them)."""
     st.markdown(f"#### {where} · {left}")
+    _guidelines.folded()
 
 
 def progress(done: int, share: int) -> None:

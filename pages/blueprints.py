@@ -52,7 +52,9 @@ if incoming is not None:
 
 with st.container(border=True):
     f1, f2, f3, f4, f5, f6 = st.columns([3, 1, 1, 1, 1, 1])
-    text = f1.text_input("Search", placeholder="words of the intent, or an id", key="bpf:text")
+    text = f1.text_input(
+        "Search", placeholder="words of the intent, pattern or notes, or an id", key="bpf:text"
+    )
     corpus_name = f2.selectbox("Corpus", [ANY, *corpora.list_corpora()], key="bpf:corpus")
     tool = f3.selectbox("Tool", [ANY, *(t.value for t in ToolName)], key="bpf:tool")
     language = f4.text_input("Language", key="bpf:language", placeholder="any")

@@ -14,7 +14,7 @@ from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.store import DecisionState, QueueFilters, ReviewSettings
-from pages import _shared
+from pages import _guidelines, _shared
 
 _shared.ensure_routed()
 
@@ -106,6 +106,7 @@ def team() -> None:
 
 
 team()
+_guidelines.editor()
 
 if not c.proposals:
     st.info(

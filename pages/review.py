@@ -23,7 +23,7 @@ from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
 from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, StaleDecisionError
 from codesearch_core.tools import AST_GREP_LANGUAGES
-from pages import _answer_view, _call_editor, _drafts_queue, _queue_frame, _shared
+from pages import _answer_view, _bulk, _call_editor, _drafts_queue, _queue_frame, _shared
 
 _shared.ensure_routed()
 
@@ -56,6 +56,7 @@ if st.session_state.get("rf:applied") != filters:
     # Filters set elsewhere (an Overview chart) are loaded into the widgets once.
     st.session_state.update(
         {
+            "rf:text": filters.text or "",
             "rf:tool": filters.tool or ANY,
             "rf:language": filters.language or ANY,
             "rf:tag": filters.tag or "",
@@ -70,6 +71,10 @@ if st.session_state.get("rf:applied") != filters:
     )
 
 with st.expander("Queue filters", icon=":material/filter_list:", expanded=False):
+    # Typed text applies when the box loses focus (a click elsewhere, Tab) as well as on Enter.
+    search = st.text_input(
+        "Search", key="rf:text", placeholder="words of the intent, the pattern or a note",
+    )  # fmt: skip
     c1, c2, c3, c4, c5 = st.columns(5)
     tool = c1.selectbox("Reference tool", [ANY, *(t.value for t in ToolName)], key="rf:tool")
     language = c2.selectbox(
@@ -94,6 +99,7 @@ with st.expander("Queue filters", icon=":material/filter_list:", expanded=False)
 
 new_filters = replace(
     filters,
+    text=search.strip()[:200] or None,
     tool=None if tool == ANY else tool,
     language=None if language == ANY else language,
     tag=tag.strip() or None,
@@ -116,6 +122,7 @@ _shared.sync_params({key: wanted.get(key) for key in studio.FILTER_PARAMS})
 active = {k: v for k, v in filters.to_dict().items() if k not in ("decision", "reviewer")}
 if active:
     st.caption("Filtered by " + ", ".join(f"**{k}** = `{v}`" for k, v in active.items()))
+_bulk.bulk_actions(store, filters)
 
 
 # --- actions (callbacks: they run before the card re-renders) -----------------------------------
@@ -398,6 +405,8 @@ def _card() -> None:
                         {
                             "when (UTC)": e.ts, "action": e.action.value, "reviewer": e.reviewer,
                             "reason": e.reason, "note": e.note, "undone": e.undone,
+                            # The guidelines the decision was made under (issue 29).
+                            "guidelines": f"v{e.guideline_version}" if e.guideline_version else "",
                         }
                         for e in item.history
                     ]
