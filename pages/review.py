@@ -413,6 +413,8 @@ def _card() -> None:
                 ),
                 hide_index=True,
             )  # fmt: skip
+            if versions := sorted({e.guideline_version for e in item.history} - {None}):
+                st.caption("Decided under guidelines " + ", ".join(f"v{v}" for v in versions))
         else:
             st.caption("No decisions yet.")
         st.code(proposal.raw_text, language="json", wrap_lines=True)
