@@ -413,7 +413,9 @@ def _card() -> None:
                 ),
                 hide_index=True,
             )  # fmt: skip
-            if versions := sorted({e.guideline_version for e in item.history} - {None}):
+            if versions := sorted(
+                {e.guideline_version for e in item.history if e.guideline_version}
+            ):
                 st.caption("Decided under guidelines " + ", ".join(f"v{v}" for v in versions))
         else:
             st.caption("No decisions yet.")
