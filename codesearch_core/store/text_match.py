@@ -22,7 +22,8 @@ _BLUEPRINT_OWN: Final = (
 #: says what the reviewer thought, so it is found too.
 _PROPOSAL_OWN: Final = (
     "(CAST({a}.call AS VARCHAR) {like} OR {a}.id IN "
-    "(SELECT d.item_id FROM decisions d WHERE d.note <> '' AND d.note {like}))"
+    "(SELECT d.item_id FROM decisions d WHERE d.kind = 'proposal' AND d.note <> '' "
+    "AND d.note {like}))"
 )
 
 

@@ -82,6 +82,8 @@ def walk(server: Studio, ann: Page, lee: Page, conflict: str) -> str:
     goto(ann, f"{server.url}/review?decision=conflict", "Reviewers disagree on this item")
     assert "needs the lead role to make final decisions" in main_text(ann)
     assert ann.get_by_role("button", name="Final: reject").is_disabled()
+    # Bulk actions are a lead's: an annotator is not shown them at all.
+    assert "Bulk actions" not in main_text(ann)
 
     goto(ann, f"{server.url}/export", "Export")
     ann.wait_for_selector("text=needs the lead role to export")
@@ -93,6 +95,7 @@ def walk(server: Studio, ann: Page, lee: Page, conflict: str) -> str:
     # The lead settles the conflict, writes an export and reads the audit trail.
     assert f"{LEE} · lead" in sidebar_text(lee)
     goto(lee, f"{server.url}/review?decision=conflict", "Reviewers disagree on this item")
+    assert "Bulk actions (lead)" in main_text(lee)
     lee.get_by_role("button", name="Final: reject").click()
     lee.wait_for_selector("text=Nothing to review with these filters")
     goto(lee, f"{server.url}/export", "Write")
