@@ -83,3 +83,13 @@ def test_leases_keep_a_draft_to_one_reviewer(tmp_path: Path) -> None:
         assert store.lease_next_draft("bob") == draft(4).id
         store.accept_draft(first, "ann")
         assert store.lease_next_draft("ann") is None  # bob holds the other one
+
+
+def test_a_draft_decision_keeps_the_guideline_version_like_every_kind(tmp_path: Path) -> None:
+    """The one decision path of the queue model records the guidelines in force for every kind."""
+    with Store(tmp_path / "s.duckdb") as store:
+        store.add_draft(draft(0))
+        store.save_guidelines("Reject drafts whose intent names the pattern.")
+        store.reject_draft(draft(0).id, "ann", note="names the pattern")
+        (event,) = store.queue_history(draft(0).id, kind="draft")
+        assert (event.reviewer, event.guideline_version, event.batch_id) == ("ann", 1, None)
