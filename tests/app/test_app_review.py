@@ -190,3 +190,27 @@ def test_a_text_hit_on_the_first_line_of_a_call_is_shown_as_a_partial_hit(
     assert "of them partial]" in findings and ":violet-badge[" in findings
     shown = " ".join(str(getattr(e, "proto", e)) for e in at.main)
     assert "covers 1 of" in shown
+
+
+def test_a_bulk_reject_needs_a_reason_and_a_confirmation_and_is_undone_as_one_batch(
+    studio_db: Path, reviewable_template: Path
+) -> None:
+    queue = seed_reviewable(studio_db, reviewable_template)
+    at = open_app(REVIEW, reviewer="lee")  # local mode: the one person is an admin, so a lead
+    assert at.button(key="bulk:reject").disabled  # no reason, no confirmation yet
+    at.selectbox(key="bulk:reason").set_value("wrong tool").run()
+    at.checkbox(key="bulk:ok:reject").check().run()
+    assert at.button(key="bulk:reject").label == f"Reject {len(queue)} items"
+    at.button(key="bulk:reject").click().run()
+    assert not at.exception
+    assert f"Rejected {len(queue)} items as one batch." in texts(at, "success")
+    at.button(key="bulk:undo").click().run()
+    assert "Batch undone: its items are as they were." in texts(at, "success")
+    with stored(studio_db) as store:
+        history = store.item_history(queue[-1])
+        assert [(e.action, e.reason, e.final, e.undone) for e in history] == [
+            (DecisionAction.REJECT, "wrong tool", True, True),
+            (DecisionAction.UNDO, "", False, False),
+        ]
+        assert history[0].batch_id is not None
+        assert all(store.current_decision(i) is None for i in queue)
