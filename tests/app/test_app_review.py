@@ -197,6 +197,7 @@ def test_a_bulk_reject_needs_a_reason_and_a_confirmation_and_is_undone_as_one_ba
 ) -> None:
     queue = seed_reviewable(studio_db, reviewable_template)
     at = open_app(REVIEW, reviewer="lee")  # local mode: the one person is an admin, so a lead
+    at.toggle(key="bulk:open").set_value(True).run()
     assert at.button(key="bulk:reject").disabled  # no reason, no confirmation yet
     at.selectbox(key="bulk:reason").set_value("wrong tool").run()
     at.checkbox(key="bulk:ok:reject").check().run()
