@@ -1,6 +1,6 @@
-"""The Review page's queue picker (Proposals, Drafts, Drift: `pages/_drift_queue.py`) and its
-Drafts queue: synthesized draft blueprints, one at a time, leased to the
-reviewer like proposals; accept one as a blueprint, edit its intent, reject or skip it, undo, and
+"""The Review page's queue picker (Proposals, Drafts, Drift: `pages/_drift_queue.py`, Episodes:
+`pages/_episodes_queue.py`) and its Drafts queue: synthesized draft blueprints, one at a time,
+leased to the reviewer like proposals; accept one as a blueprint, edit its intent, reject or skip it, undo, and
 step back with Previous / Next (the shared card frame, `pages/_queue_frame.py`). Also the
 provenance box the Blueprints page shows for a blueprint accepted from a draft."""
 
@@ -13,10 +13,10 @@ from codesearch_core import studio
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, Difficulty
 from codesearch_core.store import DRAFT, Draft, Store
-from pages import _drift_queue, _queue_frame, _shared
+from pages import _drift_queue, _episodes_queue, _queue_frame, _shared
 
 QUEUE = "review:queue"
-PROPOSALS, DRAFTS, DRIFT = "Proposals", "Drafts", "Drift"
+PROPOSALS, DRAFTS, DRIFT, EPISODES = "Proposals", "Drafts", "Drift", "Episodes"
 LAST_ACCEPTED = "drafts:last_accepted"  # the blueprint id the reviewer's last accept made
 FLASH = "drafts:flash"
 PINNED = "drafts:current"  # a draft stepped back to (Previous) or put back by Undo
@@ -25,14 +25,15 @@ PINNED = "drafts:current"  # a draft stepped back to (Previous) or put back by U
 def show(store: Store) -> bool:
     """Draw the queue picker; with the Drafts or the Drift queue picked, draw it and return True
     (the page then stops: the proposals' card is not drawn)."""
-    wanted = {"drafts": DRAFTS, "drift": DRIFT}.get(
+    wanted = {"drafts": DRAFTS, "drift": DRIFT, "episodes": EPISODES}.get(
         st.query_params.get(_queue_frame.QUEUE_PARAM, "")
     )
     if wanted and QUEUE not in st.session_state:
         st.session_state[QUEUE] = wanted
-    counts = {DRAFTS: store.draft_counts()["pending"], DRIFT: len(store.open_drift())}
+    counts = {DRAFTS: store.draft_counts()["pending"], DRIFT: len(store.open_drift()),
+              EPISODES: store.episode_counts()["open"]}  # fmt: skip
     choice = st.segmented_control(
-        "Queue", [PROPOSALS, DRAFTS, DRIFT], default=PROPOSALS, key=QUEUE, required=True,
+        "Queue", [PROPOSALS, DRAFTS, DRIFT, EPISODES], default=PROPOSALS, key=QUEUE, required=True,
         format_func=lambda q: f"{q} ({counts[q]})" if q in counts else q,
     )  # fmt: skip
     _queue_frame.address_queue(str(choice).lower())
@@ -41,6 +42,9 @@ def show(store: Store) -> bool:
         return True
     if choice == DRIFT:
         _drift_queue.draw(store)
+        return True
+    if choice == EPISODES:
+        _episodes_queue.draw(store)
         return True
     return False
 

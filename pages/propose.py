@@ -33,7 +33,7 @@ from codesearch_core.models import Blueprint, ToolName
 from codesearch_core.store import BlueprintFilters, QueueFilters
 from codesearch_core.tools import OPENAI_TOOLS
 from codesearch_core.verify import VerifyProgress, verify_pending
-from pages import _shared, _vllm
+from pages import _rollouts, _shared, _vllm
 
 _shared.ensure_routed()
 
@@ -351,3 +351,7 @@ if counts.undecided and st.button("Review them", icon=":material/fact_check:", k
         _shared.PAGE_REVIEW,
         params=studio.filters_to_params(QueueFilters(engine=engine_name or None)),
     )
+
+# --- episodes -----------------------------------------------------------------------------------
+
+_rollouts.section(store, blueprints, engine if kind in ("openai", "vllm") else None, sampling)

@@ -112,19 +112,13 @@ def agent_tasks(args: argparse.Namespace) -> tuple[Any, str]:
     """The task set of `--blueprints` (`seeds` is every seed file) after --tag / --split; tasks
     whose corpus is missing are named on stderr and left out."""
     from codesearch_core.cli.eval_sources import select_blueprints
-    from codesearch_core.corpora import check_search_environment
-    from codesearch_core.gym import as_tasks, missing_summary, seed_blueprints
+    from codesearch_core.gym import as_tasks, check_playable, missing_summary, seed_blueprints
 
     blueprints, label = select_blueprints(args, seeds=seed_blueprints)
     tasks = as_tasks(blueprints)
     if tasks.missing:
         print(missing_summary(tasks.missing), file=sys.stderr)
-    if not tasks.tasks:
-        raise InputFileError(f"nothing to evaluate: no task of {label} has its corpus here")
-    # Before any episode: without the tools every search would fail alike, and the episodes
-    # would be scored (and kept, served) as the agent's.
-    check_search_environment(t.blueprint.corpus for t in tasks.tasks)
-    return tasks, label
+    return check_playable(tasks, label, doing="evaluate"), label
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codesearch_core import config
-from codesearch_core.corpora import corpus_root, read_blueprints_jsonl
-from codesearch_core.errors import CorpusError
+from codesearch_core.corpora import check_search_environment, corpus_root, read_blueprints_jsonl
+from codesearch_core.errors import CorpusError, InputFileError
 from codesearch_core.models import Blueprint
 
 
@@ -68,6 +68,16 @@ def as_tasks(blueprints: Iterable[Blueprint]) -> Tasks:
         else:
             missing.append((bp.id, root))
     return Tasks(tuple(tasks), tuple(missing))
+
+
+def check_playable(tasks: Tasks, label: str, *, doing: str = "play") -> Tasks:
+    """`tasks`, checked before any episode (`eval --agent`, `rollouts`, the Propose page's
+    rollouts): some task has its corpus here, and the tools run. Without the tools every search
+    would fail alike, and the episodes would be scored (and kept, served) as the agent's."""
+    if not tasks.tasks:
+        raise InputFileError(f"nothing to {doing}: no task of {label} has its corpus here")
+    check_search_environment(t.blueprint.corpus for t in tasks.tasks)
+    return tasks
 
 
 def missing_summary(missing: Sequence[tuple[str, str]]) -> str:

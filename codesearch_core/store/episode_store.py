@@ -44,3 +44,7 @@ class EpisodeStore(StoreBase):
                 cur, blueprint_id=blueprint_id, limit=limit, offset=offset
             )
         )
+
+    def episode_counts(self) -> dict[str, int]:
+        """Episodes by review state: open, accept, reject, conflict (the Episodes queue's line)."""
+        return self._read(episodes.decision_counts)

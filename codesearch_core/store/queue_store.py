@@ -172,6 +172,14 @@ class QueueStore(StoreBase):
             lambda cur: store_decisions.progress(cur, reviewer.strip(), kind=kind, now=now)
         )
 
+    def accept_blocker(self, item_id: str, *, kind: str = PROPOSAL) -> str | None:
+        """Why an item of `kind` cannot be accepted now (what `record_decision` would refuse with),
+        or None: a card says it next to its greyed Accept before anyone presses it."""
+        blocker = kind_of(kind).accept_blocker
+        if blocker is None:
+            return None
+        return self._read(lambda cur: blocker(cur, item_id))
+
     def queue_history(self, item_id: str, *, kind: str = PROPOSAL) -> tuple[DecisionEvent, ...]:
         """Every decision event on an item of `kind`, oldest first (`undone` marks cancelled)."""
         return self._read(lambda cur: item_history(cur, item_id, kind))

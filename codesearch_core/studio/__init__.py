@@ -4,7 +4,7 @@
 re-running an edited call), `studio.synthesized` (the Drafts queue's card, a blueprint's
 provenance, the Synthesize page's run), `studio.evaluations` (eval runs side by side, compared,
 an answer for the diff view, two runs side by side), `studio.trajectory` (an episode turn by
-turn), `studio.propose` (engines into the store), `studio.diff` (the findings
+turn), `studio.episodes` (the Episodes queue's card, rollouts from the Propose page), `studio.propose` (engines into the store), `studio.diff` (the findings
 diff rows), `studio.code` (code windows and marked lines as HTML), `studio.forms` (the tool-call
 forms). The top of the library: imports every layer below, and nothing imports it but `pages/`.
 """
@@ -33,6 +33,16 @@ from codesearch_core.studio.drafts import (
     parse_tags,
     spans_from_table,
     suggest_blueprint_id,
+)
+from codesearch_core.studio.episodes import (
+    ROLLOUTS_COMMAND,
+    EpisodeCard,
+    RolloutRun,
+    episode_card,
+    next_episode_id,
+    rollout_policy,
+    rollouts_into_store,
+    still_to_do_episode,
 )
 from codesearch_core.studio.evaluations import (
     CATEGORIES,
@@ -116,6 +126,7 @@ __all__ = [
     "ITEM_PARAM",
     "OBSERVATION_VIEW_CHARS",
     "REJECT_REASONS",
+    "ROLLOUTS_COMMAND",
     "SYNTHESIS_STAGES",
     "TURNS_PER_PAGE",
     "AnswerView",
@@ -125,6 +136,7 @@ __all__ = [
     "Change",
     "Comparison",
     "DraftCard",
+    "EpisodeCard",
     "FieldKind",
     "FindingRow",
     "FindingStatus",
@@ -133,6 +145,7 @@ __all__ = [
     "Mark",
     "ProposeProgress",
     "ReadRange",
+    "RolloutRun",
     "SideBySide",
     "SpanLine",
     "SynthesisCounts",
@@ -159,6 +172,7 @@ __all__ = [
     "draft_from_blueprint",
     "draft_from_run",
     "drop_reason",
+    "episode_card",
     "episode_trajectory",
     "expected_table",
     "file_mtime_ns",
@@ -175,6 +189,7 @@ __all__ = [
     "is_agent_run",
     "item_choices",
     "marked_window_html",
+    "next_episode_id",
     "next_item_id",
     "overall_table",
     "parse_tags",
@@ -184,10 +199,13 @@ __all__ = [
     "provenance",
     "render_lines_html",
     "rerun_edited",
+    "rollout_policy",
+    "rollouts_into_store",
     "run_item",
     "side_by_side",
     "spans_from_table",
     "still_to_do",
+    "still_to_do_episode",
     "suggest_blueprint_id",
     "synthesize_into_store",
     "trajectory_view",

@@ -1,0 +1,145 @@
+"""The Episodes queue's logic (Review page) and the Propose page's rollouts: which episode comes next
+for a reviewer, the card's figures (reviews per reviewer, why it cannot be accepted), and the run
+`codesearch rollouts` makes, started from the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from codesearch_core.engines import Engine, OpenAIEngine, SamplingSettings, VllmEngine
+from codesearch_core.errors import InputFileError
+from codesearch_core.gym import (
+    DEFAULT_SETTINGS,
+    ChatPolicy,
+    GymSettings,
+    OpenAIChat,
+    Policy,
+    ReferencePolicy,
+    RolloutReport,
+    VllmChat,
+    as_tasks,
+    check_playable,
+    missing_summary,
+    rollouts,
+)
+from codesearch_core.models import Blueprint
+from codesearch_core.store import Store, StoredEpisode
+from codesearch_core.store.queue_kinds import EPISODE
+from codesearch_core.store.types import DecisionEvent
+
+#: What makes episodes to review, said where the queue is empty (the issue's first command).
+ROLLOUTS_COMMAND: Final = "codesearch rollouts --engine reference --k 1 --blueprints seeds"
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeCard:
+    """One episode on the Review page's card, with its reviews."""
+
+    episode: StoredEpisode
+    blueprint: Blueprint | None
+    #: Each reviewer's live vote: reviewer -> (action, event id), in the order they voted.
+    votes: Mapping[str, tuple[str, int]]
+    history: tuple[DecisionEvent, ...]
+    #: Why it cannot be accepted now (its corpus is gone), or None.
+    blocker: str | None
+
+    @property
+    def episode_id(self) -> str:
+        return self.episode.episode_id
+
+    @property
+    def state(self) -> str | None:
+        """None (open), 'accept', 'reject' or 'conflict': what the reviews settled."""
+        return self.episode.decision
+
+    def vote_of(self, reviewer: str) -> tuple[str, int] | None:
+        return self.votes.get(reviewer.strip())
+
+
+def votes_from(history: Sequence[DecisionEvent]) -> dict[str, tuple[str, int]]:
+    """Each reviewer's vote from an item's log: their latest live event that is not an undo nor a
+    lead's final decision (what the store's votes table keeps)."""
+    votes: dict[str, tuple[str, int]] = {}
+    for e in history:
+        if e.undone or e.final or e.action.value == "undo":
+            continue
+        votes.pop(e.reviewer, None)  # a later vote moves the reviewer to the end
+        votes[e.reviewer] = (e.action.value, e.event_id)
+    return votes
+
+
+def episode_card(store: Store, episode_id: str) -> EpisodeCard | None:
+    episode = store.get_episode(episode_id)
+    if episode is None:
+        return None
+    history = store.queue_history(episode_id, kind=EPISODE)
+    return EpisodeCard(
+        episode=episode,
+        blueprint=store.get_blueprint(episode.blueprint_id),
+        votes=votes_from(history),
+        history=history,
+        blocker=store.accept_blocker(episode_id, kind=EPISODE),
+    )
+
+
+def still_to_do_episode(card: EpisodeCard, reviewer: str) -> bool:
+    """Open, and not voted on by `reviewer` yet."""
+    return card.state is None and card.vote_of(reviewer) is None
+
+
+def next_episode_id(store: Store, reviewer: str) -> str | None:
+    """The next episode `reviewer` should review, leased to them; None when they are done."""
+    return store.lease_next(None, reviewer, kind=EPISODE)
+
+
+# --- rollouts from the Propose page -----------------------------------------------------------
+
+
+def rollout_policy(engine: Engine | None, sampling: SamplingSettings | None) -> Policy:
+    """Who plays: the blueprints' own calls (no engine: `--engine reference`), or the chat model
+    the page configured (an OpenAI-compatible server, vLLM in this process)."""
+    if engine is None:
+        return ReferencePolicy()
+    chosen = sampling or SamplingSettings()
+    if isinstance(engine, OpenAIEngine):
+        return ChatPolicy(OpenAIChat(engine, chosen))
+    if isinstance(engine, VllmEngine):
+        return ChatPolicy(VllmChat(engine, chosen))
+    raise InputFileError(
+        f"episodes are played by the reference, an OpenAI-compatible server or vLLM, not by "
+        f"{engine.name}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutRun:
+    report: RolloutReport
+    #: Why some blueprints were left out (their corpus is not here), or "".
+    missing: str
+
+
+def rollouts_into_store(
+    store: Store,
+    policy: Policy,
+    blueprints: Sequence[Blueprint],
+    label: str,
+    *,
+    k: int = 1,
+    min_reward: float,
+    settings: GymSettings = DEFAULT_SETTINGS,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> RolloutRun:
+    """What `codesearch rollouts` does (`gym.rollouts`), on the blueprints the page chose."""
+    if not 1 <= k <= 64:
+        raise InputFileError(f"K must be 1 to 64 (episodes per task), got {k}")
+    if not -1.0 <= min_reward <= 1.0:
+        raise InputFileError(f"the minimum reward must be in [-1, 1], got {min_reward}")
+    tasks = check_playable(as_tasks(blueprints), label)
+    report = rollouts(
+        policy, tasks.tasks, store, k=k, min_reward=min_reward, settings=settings,
+        on_progress=on_progress,
+    )  # fmt: skip
+    return RolloutRun(report, missing_summary(tasks.missing))
