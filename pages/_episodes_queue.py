@@ -152,7 +152,7 @@ def _card(store: Store, card: studio.EpisodeCard, who: str) -> None:
         reviews = " · ".join(f"{r} **{a}**" for r, (a, _) in card.votes.items()) or "none yet"
         st.caption(
             f"Episode `{card.episode_id[:10]}` · {ep.engine}"
-            + (f" · {ep.model}" if ep.model else "")
+            + (f" · {ep.model}" if ep.model and ep.model != ep.engine else "")
             + f" · reviews: {reviews} · episode **{state.get(card.state or '', 'open')}**"
         )
         if card.blueprint is not None:

@@ -1,0 +1,97 @@
+"""The Episodes queue on the Review page and the Propose page's rollouts, drawn by Streamlit
+(AppTest) over a real store: no episodes says what makes them; an episode whose corpus is gone shows
+the reason, cannot be accepted and says why next to the greyed button; the Propose page stores the
+reference's episodes as `codesearch rollouts --engine reference` does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_support import (
+    open_app,
+    stored,
+    studio_db_fixture,  # noqa: F401 (a fixture)
+    texts,
+)
+from streamlit.testing.v1 import AppTest
+
+from codesearch_core import ingest, studio
+from codesearch_core.gym import ReferencePolicy, as_tasks, play
+from codesearch_core.store import BlueprintFilters, Store, StoredEpisode
+
+REVIEW = "pages/review.py"
+PROPOSE = "pages/propose.py"
+
+
+def _episodes_queue(reviewer: str = "ann") -> AppTest:
+    at = open_app(REVIEW, reviewer=reviewer)
+    at.segmented_control(key="review:queue").set_value("Episodes").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_no_episodes_says_the_command_that_makes_them(studio_db: Path) -> None:
+    at = _episodes_queue()
+    assert any(
+        "No episodes left to review" in i and studio.ROLLOUTS_COMMAND in i
+        for i in texts(at, "info")
+    ), texts(at, "info")
+    assert at.query_params.get("queue") == "episodes"
+
+
+def test_an_episode_whose_corpus_is_gone_cannot_be_accepted_and_says_why(studio_db: Path) -> None:
+    with Store(studio_db) as store:
+        ingest.ensure_seeded(store)
+        webshop = studio.all_blueprints(store, BlueprintFilters(corpus="webshop"), limit=1000)
+        bp = next(b for b in webshop if b.plan is None)
+        (task,) = as_tasks([bp]).tasks
+        result = play(ReferencePolicy(), task)
+        # The episode as stored from a corpus that was removed since.
+        gone = StoredEpisode(
+            bp.id, "deleted-corpus", "reference", "", result.reward, result.components, 1.0,
+            len(result.turns), result.calls, result.invalid_calls, result.end_reason,
+            {**result.to_dict(), "corpus": "deleted-corpus"},
+        )  # fmt: skip
+        assert store.save_episodes([gone]) == 1
+    at = _episodes_queue()
+    accept = next(b for b in at.button if b.key == "ep:accept")
+    assert accept.disabled
+    blocked = [m for m in texts(at, "markdown") if "Cannot be accepted." in m]
+    assert blocked and "deleted-corpus" in blocked[0] and "is gone" in blocked[0]
+    assert any("The corpus cannot be read" in w for w in texts(at, "warning"))
+    assert any(bp.intent in s for s in texts(at, "subheader"))
+
+    # It can still be rejected, with a note: the message says so and the queue is empty after.
+    at.text_input(key=f"ep:note:{gone.episode_id}").input("corpus removed").run()
+    next(b for b in at.button if b.key == "ep:reject").click().run()
+    assert not at.exception, at.exception
+    assert any("Rejected episode" in s and "corpus removed" in s for s in texts(at, "success"))
+    assert any("No episodes left to review" in i for i in texts(at, "info"))
+    with stored(studio_db) as store:
+        (history,) = [store.queue_history(gone.episode_id, kind="episode")]
+        assert [(e.action.value, e.reviewer, e.note) for e in history] == [
+            ("reject", "ann", "corpus removed")
+        ]
+        assert store.accepted_episodes() == []
+
+
+def test_the_propose_page_rolls_out_reference_episodes_into_the_store(studio_db: Path) -> None:
+    at = open_app(PROPOSE, reviewer="ann")
+    at.selectbox(key="pf:corpus").set_value("webshop").run()
+    assert not at.exception, at.exception
+    at.button(key="pr:start").click().run()
+    assert not at.exception, at.exception
+    assert not texts(at, "error"), texts(at, "error")
+    done = [s for s in texts(at, "success") if s.startswith("Episodes: **")]
+    assert done, texts(at, "success")
+    with stored(studio_db) as store:
+        episodes = store.episodes()
+    assert episodes and {e.corpus for e in episodes} == {"webshop"}
+    assert {e.engine for e in episodes} == {"reference"}
+    assert f"**{len(episodes)}** stored" in done[0]
+    solved = len({e.blueprint_id for e in episodes})
+
+    # A second run skips what is stored, as the command does.
+    at.button(key="pr:start").click().run()
+    again = next(s for s in texts(at, "success") if s.startswith("Episodes: **"))
+    assert again.startswith("Episodes: **0** stored") and f"{solved} skipped" in again

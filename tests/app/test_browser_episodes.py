@@ -1,0 +1,75 @@
+"""The Episodes queue in a real browser (issue 30's walk): reference rollouts stored as `codesearch
+rollouts --engine reference --k 1` stores them, then a reviewer accepts two with the A key, rejects
+one with a note, undoes it with U and reloads: the queue resumes on the same episode, and the store
+exports exactly the two accepted ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from browser_support import BROWSER_MARKS, Studio, open_page, settle
+from playwright.sync_api import Browser, Page
+
+from codesearch_core import ingest
+from codesearch_core.gym import ReferencePolicy, as_tasks, rollouts, seed_blueprints
+from codesearch_core.store import Store
+
+pytestmark = BROWSER_MARKS
+
+
+def _heading(page: Page, text: str) -> None:
+    page.get_by_role("heading", name=text).wait_for()
+
+
+def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "studio.duckdb") as store:
+        ingest.ensure_seeded(store)
+        webshop = [b for b in seed_blueprints() if b.corpus == "webshop"][:4]
+        report = rollouts(ReferencePolicy(), as_tasks(webshop).tasks, store, k=1)
+        ids = [e.episode_id for e in store.episodes()]
+    assert report.kept == len(ids) == 4
+    server = start_studio()
+    page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=episodes")
+    _heading(page, "Episode 1 of 4 · 4 left")
+    page.get_by_text("Keys: A accept · X reject · S skip · U undo").wait_for()
+
+    body = page.locator("body")
+    settle(page)  # a key pressed while the first run still draws the card can be lost
+    body.press("a")  # the key, not a click: as a reviewer does
+    page.get_by_text(f"Accepted episode {ids[0][:10]}.").wait_for()
+    _heading(page, "Episode 2 of 4 · 3 left")
+    body.press("a")
+    page.get_by_text(f"Accepted episode {ids[1][:10]}.").wait_for()
+    _heading(page, "Episode 3 of 4 · 2 left")
+
+    note = page.get_by_role("textbox", name="Note")
+    note.fill("submits a file it never searched")
+    note.press("Enter")  # leaves the note: the next key decides
+    settle(page)
+    body.press("x")
+    page.get_by_text(
+        f"Rejected episode {ids[2][:10]} with the note “submits a file it never searched”."
+    ).wait_for()
+    _heading(page, "Episode 4 of 4 · 1 left")
+    assert f"item={ids[3]}" in page.url
+
+    body.press("u")
+    page.get_by_text(f"Undone: episode {ids[2][:10]} is back on the card.").wait_for()
+    _heading(page, "Episode 3 of 4 · 2 left")
+    settle(page)
+    assert f"item={ids[2]}" in page.url and "queue=episodes" in page.url
+
+    page.reload()
+    settle(page)
+    _heading(page, "Episode 3 of 4 · 2 left")  # the queue resumes where it was
+    page.get_by_text(f"Episode {ids[2][:10]} · reference").wait_for()
+    server.stop()
+
+    with Store(server.db) as store:
+        assert [e.episode_id for e in store.accepted_episodes()] == ids[:2]
+        history = store.queue_history(ids[2], kind="episode")
+        assert [(e.action.value, e.undone) for e in history] == [("reject", True), ("undo", False)]
+        assert history[0].note == "submits a file it never searched"
