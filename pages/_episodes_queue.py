@@ -17,8 +17,7 @@ from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import StaleDecisionError, Store
-from codesearch_core.store.queue_kinds import EPISODE
+from codesearch_core.store import EPISODE, StaleDecisionError, Store
 from pages import _queue_frame, _shared, _trajectory
 
 CURRENT: Final = "episodes:current"  # the episode id on the card

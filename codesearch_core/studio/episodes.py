@@ -26,9 +26,7 @@ from codesearch_core.gym import (
     rollouts,
 )
 from codesearch_core.models import Blueprint
-from codesearch_core.store import Store, StoredEpisode
-from codesearch_core.store.queue_kinds import EPISODE
-from codesearch_core.store.types import DecisionEvent
+from codesearch_core.store import EPISODE, DecisionEvent, Store, StoredEpisode
 
 #: What makes episodes to review, said where the queue is empty (the issue's first command).
 ROLLOUTS_COMMAND: Final = "codesearch rollouts --engine reference --k 1 --blueprints seeds"
