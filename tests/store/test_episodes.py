@@ -3,11 +3,15 @@ opens and gains the table."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
+import pytest
 
-from codesearch_core.store import Store, StoredEpisode
+from codesearch_core.errors import StoreError
+from codesearch_core.models import DecisionAction
+from codesearch_core.store import EPISODE, Store, StoredEpisode
 from codesearch_core.store.schema import SCHEMA_VERSION, apply_migrations
 
 
@@ -48,3 +52,19 @@ def test_a_v11_store_opens_and_gains_the_episodes_table(tmp_path: Path) -> None:
         assert (store.found_version, store.schema_version) == (11, SCHEMA_VERSION)
         assert store.episodes() == [] and store.counts().episodes == 0
         assert store.save_episodes([episode()]) == 1
+
+
+def test_episode_counts_and_the_accept_blocker_of_a_gone_corpus(tmp_path: Path) -> None:
+    gone = replace(episode(pattern="g"), corpus="deleted-corpus")
+    with Store(tmp_path / "s.duckdb") as store:
+        store.save_episodes([episode(), episode(pattern="y"), gone])
+        ok, other = (e.episode_id for e in store.episodes()[:2])
+        store.record_decision(ok, DecisionAction.ACCEPT, "ann", kind=EPISODE)
+        store.record_decision(other, DecisionAction.REJECT, "ann", kind=EPISODE)
+        assert store.episode_counts() == {"open": 1, "accept": 1, "reject": 1, "conflict": 0}
+        assert store.accept_blocker(ok, kind=EPISODE) is None
+        why = store.accept_blocker(gone.episode_id, kind=EPISODE)
+        assert why is not None and "'deleted-corpus'" in why and "is gone" in why
+        # What the card says is what the store refuses with.
+        with pytest.raises(StoreError, match="is gone"):
+            store.record_decision(gone.episode_id, DecisionAction.ACCEPT, "ann", kind=EPISODE)

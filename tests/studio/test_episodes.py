@@ -1,0 +1,46 @@
+"""The Episodes queue's card over a real store: each reviewer's vote (an undo takes it back, a
+second decision replaces the first), the state the reviews settle, and the lease order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codesearch_core import studio
+from codesearch_core.models import DecisionAction
+from codesearch_core.store import EPISODE, ReviewSettings, Store, StoredEpisode
+
+
+def _episode(pattern: str) -> StoredEpisode:
+    call = {"name": "ripgrep_search", "arguments": {"pattern": pattern}, "observation": ""}
+    return StoredEpisode(
+        blueprint_id="bp-1", corpus="webshop", engine="reference", model="reference", reward=1.0,
+        components={}, span_f1=1.0, turns=2, calls=1, invalid_calls=0, end_reason="submitted",
+        trajectory={"blueprint_id": "bp-1", "turns": [[call]], "submit": []},
+    )  # fmt: skip
+
+
+def test_votes_per_reviewer_conflict_and_undo(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as store:
+        store.set_review_settings(ReviewSettings(reviews_per_item=2))
+        store.save_episodes([_episode("a"), _episode("b")])
+        first = studio.next_episode_id(store, "ann")
+        assert first == store.episodes()[0].episode_id
+        # Leased to ann and needing two reviews: bea is shown it too, cid is not (two leases).
+        assert studio.next_episode_id(store, "bea") == first
+        assert studio.next_episode_id(store, "cid") != first
+
+        store.record_decision(first, DecisionAction.REJECT, "ann", kind=EPISODE)
+        store.record_decision(first, DecisionAction.ACCEPT, "ann", kind=EPISODE)  # replaces
+        store.record_decision(first, DecisionAction.REJECT, "bea", kind=EPISODE)
+        card = studio.episode_card(store, first)
+        assert card is not None
+        assert {r: a for r, (a, _) in card.votes.items()} == {"ann": "accept", "bea": "reject"}
+        assert card.state == "conflict" and not studio.still_to_do_episode(card, "cid")
+
+        store.undo_last("bea", kind=EPISODE)
+        card = studio.episode_card(store, first)
+        assert card is not None and card.state is None
+        assert {r: a for r, (a, _) in card.votes.items()} == {"ann": "accept"}
+        assert studio.still_to_do_episode(card, "bea")
+        assert not studio.still_to_do_episode(card, "ann")
+        assert studio.episode_card(store, "no-such-episode") is None
