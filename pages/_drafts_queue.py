@@ -23,7 +23,7 @@ PINNED = "drafts:current"  # a draft stepped back to (Previous) or put back by U
 
 
 def show(store: Store) -> bool:
-    """Draw the queue picker; with the Drafts or the Drift queue picked, draw it and return True
+    """Draw the queue picker; with the Drafts, Drift or Episodes queue picked, draw it and return True
     (the page then stops: the proposals' card is not drawn)."""
     wanted = {"drafts": DRAFTS, "drift": DRIFT, "episodes": EPISODES}.get(
         st.query_params.get(_queue_frame.QUEUE_PARAM, "")

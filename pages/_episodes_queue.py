@@ -40,6 +40,12 @@ def draw(store: Store) -> None:
         f"Episodes: {counts['open']} open · {counts['accept']} accepted · "
         f"{counts['reject']} rejected · {counts['conflict']} in conflict"
     )
+    if counts["conflict"]:
+        # Conflicts are never leased (nobody's to-do): a lead opens them here to settle them.
+        not_lead = _shared.denial(Action.RESOLVE)
+        st.button(f"Settle the next episode in conflict ({counts['conflict']})",
+                  icon=":material/gavel:", key="ep:conflicts", on_click=_open_conflict,
+                  disabled=bool(not_lead), help=not_lead)  # fmt: skip
     if flash := st.session_state.pop(FLASH, None):
         _queue_frame.flash(*flash)
     who = _shared.reviewer()
@@ -121,6 +127,12 @@ def _decide(episode_id: str, action: DecisionAction, seen: int | None, final: bo
         "success",
         f"{final_word}{_WORDS[action]} episode `{episode_id[:10]}`{said}.",
     )
+
+
+def _open_conflict() -> None:
+    in_conflict = _shared.get_store().episodes(decision="conflict", limit=1)
+    if in_conflict:
+        st.session_state[CURRENT] = st.session_state[PINNED] = in_conflict[0].episode_id
 
 
 def _undo() -> None:

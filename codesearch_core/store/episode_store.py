@@ -37,11 +37,17 @@ class EpisodeStore(StoreBase):
         return self._read(lambda cur: episodes.stored_blueprints(cur, engine, model))
 
     def episodes(
-        self, *, blueprint_id: str | None = None, limit: int = 1000, offset: int = 0
+        self,
+        *,
+        blueprint_id: str | None = None,
+        decision: str | None = None,
+        limit: int = 1000,
+        offset: int = 0,
     ) -> list[StoredEpisode]:
+        """Stored episodes, oldest first; of one blueprint, in one review state when given."""
         return self._read(
             lambda cur: episodes.list_episodes(
-                cur, blueprint_id=blueprint_id, limit=limit, offset=offset
+                cur, blueprint_id=blueprint_id, decision=decision, limit=limit, offset=offset
             )
         )
 

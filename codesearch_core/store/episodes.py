@@ -136,11 +136,18 @@ def list_episodes(
     cur: duckdb.DuckDBPyConnection,
     *,
     blueprint_id: str | None = None,
+    decision: str | None = None,
     limit: int = 1000,
     offset: int = 0,
 ) -> list[StoredEpisode]:
-    """Episodes in the order they were stored (of one blueprint when given)."""
-    where, params = ("WHERE blueprint_id = ?", [blueprint_id]) if blueprint_id else ("", [])
+    """Episodes in the order they were stored (of one blueprint, in one review state: 'accept',
+    'reject', 'conflict', when given)."""
+    clauses, params = [], []
+    for column, value in (("blueprint_id", blueprint_id), ("decision", decision)):
+        if value:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     rows = cur.execute(
         f"SELECT {_select()} FROM episodes {where} ORDER BY seq LIMIT ? OFFSET ?",
         [*params, limit, offset],

@@ -16,8 +16,9 @@ from app_support import (
 from streamlit.testing.v1 import AppTest
 
 from codesearch_core import ingest, studio
-from codesearch_core.gym import ReferencePolicy, as_tasks, play
-from codesearch_core.store import BlueprintFilters, Store, StoredEpisode
+from codesearch_core.gym import ReferencePolicy, as_tasks, play, rollouts
+from codesearch_core.models import DecisionAction
+from codesearch_core.store import EPISODE, BlueprintFilters, ReviewSettings, Store, StoredEpisode
 
 REVIEW = "pages/review.py"
 PROPOSE = "pages/propose.py"
@@ -95,3 +96,24 @@ def test_the_propose_page_rolls_out_reference_episodes_into_the_store(studio_db:
     at.button(key="pr:start").click().run()
     again = next(s for s in texts(at, "success") if s.startswith("Episodes: **"))
     assert again.startswith("Episodes: **0** stored") and f"{solved} skipped" in again
+
+
+def test_a_lead_settles_an_episode_in_conflict(studio_db: Path) -> None:
+    with Store(studio_db) as store:
+        ingest.ensure_seeded(store)
+        store.set_review_settings(ReviewSettings(reviews_per_item=2))
+        bp = studio.all_blueprints(store, BlueprintFilters(corpus="webshop"), limit=1)[0]
+        rollouts(ReferencePolicy(), as_tasks([bp]).tasks, store, k=1)
+        (episode,) = store.episodes()
+        store.record_decision(episode.episode_id, DecisionAction.ACCEPT, "ann", kind=EPISODE)
+        store.record_decision(episode.episode_id, DecisionAction.REJECT, "bea", kind=EPISODE)
+    at = _episodes_queue("lee")
+    assert any("No episodes left to review" in i for i in texts(at, "info"))  # nothing leased
+    at.button(key="ep:conflicts").click().run()
+    assert any("Reviewers disagree on this episode" in w for w in texts(at, "warning"))
+    assert any("ann **accept** · bea **reject**" in c for c in texts(at, "caption"))
+    at.button(key="ep:final_accept").click().run()
+    assert not at.exception, at.exception
+    assert any("Final: Accepted episode" in s for s in texts(at, "success"))
+    with stored(studio_db) as store:
+        assert [e.episode_id for e in store.accepted_episodes()] == [episode.episode_id]

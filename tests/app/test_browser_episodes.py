@@ -41,6 +41,7 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
     body.press("a")  # the key, not a click: as a reviewer does
     page.get_by_text(f"Accepted episode {ids[0][:10]}.").wait_for()
     _heading(page, "Episode 2 of 4 · 3 left")
+    settle(page)
     body.press("a")
     page.get_by_text(f"Accepted episode {ids[1][:10]}.").wait_for()
     _heading(page, "Episode 3 of 4 · 2 left")
@@ -54,8 +55,8 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
         f"Rejected episode {ids[2][:10]} with the note “submits a file it never searched”."
     ).wait_for()
     _heading(page, "Episode 4 of 4 · 1 left")
+    settle(page)
     assert f"item={ids[3]}" in page.url
-
     body.press("u")
     page.get_by_text(f"Undone: episode {ids[2][:10]} is back on the card.").wait_for()
     _heading(page, "Episode 3 of 4 · 2 left")
