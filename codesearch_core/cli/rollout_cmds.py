@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codesearch_core.errors import InputFileError
-
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
 #: `gym.DEFAULT_MIN_REWARD`, named here so that building the parser does not import the gym (a
@@ -54,12 +52,9 @@ def cmd_rollouts(args: argparse.Namespace) -> int:
     from codesearch_core.cli.gym_cmds import agent_policy, agent_tasks, settings_from
     from codesearch_core.cli.interrupts import stop_on_ctrl_c
     from codesearch_core.cli.store_access import open_store
-    from codesearch_core.gym import rollouts
+    from codesearch_core.gym import check_rollout_args, rollouts
 
-    if not 1 <= args.k <= 64:
-        raise InputFileError(f"--k must be 1 to 64 (episodes per task), got {args.k}")
-    if not -1.0 <= args.min_reward <= 1.0:
-        raise InputFileError(f"--min-reward must be in [-1, 1], got {args.min_reward}")
+    check_rollout_args(args.k, args.min_reward, k_name="--k", reward_name="--min-reward")
     settings = settings_from(args)
     tasks, label = agent_tasks(args)
     policy = agent_policy(args, tasks)

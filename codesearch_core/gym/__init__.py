@@ -44,7 +44,12 @@ from codesearch_core.gym.policies import (
     read_recorded,
 )
 from codesearch_core.gym.prompt import prompt_messages, system_prompt, user_prompt
-from codesearch_core.gym.rollout import DEFAULT_MIN_REWARD, RolloutReport, rollouts
+from codesearch_core.gym.rollout import (
+    DEFAULT_MIN_REWARD,
+    RolloutReport,
+    check_rollout_args,
+    rollouts,
+)
 from codesearch_core.gym.settings import (
     DEFAULT_SETTINGS,
     READ_MAX_LINES,
@@ -102,6 +107,7 @@ __all__ = [
     "agent_summary",
     "as_tasks",
     "check_playable",
+    "check_rollout_args",
     "evaluate_agent",
     "gym_tools",
     "is_loopback",

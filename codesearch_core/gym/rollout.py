@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from codesearch_core import config
+from codesearch_core.errors import InputFileError
 from codesearch_core.gym.episode import EpisodeResult
 from codesearch_core.gym.evaluate import play
 from codesearch_core.gym.policies import Policy
@@ -27,6 +28,7 @@ from codesearch_core.store import Store, StoredEpisode, corpus_snapshot, episode
 from codesearch_core.tools import tool_versions
 
 DEFAULT_MIN_REWARD: Final = SUCCESS_REWARD
+MAX_K: Final = 64
 #: Kept episodes are stored in one transaction per this many, or per this many seconds.
 FLUSH_EPISODES: Final = 256
 FLUSH_S: Final = 1.0
@@ -56,6 +58,17 @@ class RolloutReport:
             "unsolved": len(self.unsolved),
             "stopped": self.stopped,
         }
+
+
+def check_rollout_args(
+    k: int, min_reward: float, *, k_name: str = "K", reward_name: str = "the minimum reward"
+) -> None:
+    """The run's K and minimum reward, checked before anything is played (`codesearch rollouts`
+    names its flags, the Propose page its fields)."""
+    if not 1 <= k <= MAX_K:
+        raise InputFileError(f"{k_name} must be 1 to {MAX_K} (episodes per task), got {k}")
+    if not -1.0 <= min_reward <= 1.0:
+        raise InputFileError(f"{reward_name} must be in [-1, 1], got {min_reward}")
 
 
 def choose(

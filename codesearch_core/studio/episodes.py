@@ -22,6 +22,7 @@ from codesearch_core.gym import (
     VllmChat,
     as_tasks,
     check_playable,
+    check_rollout_args,
     missing_summary,
     rollouts,
 )
@@ -131,10 +132,7 @@ def rollouts_into_store(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> RolloutRun:
     """What `codesearch rollouts` does (`gym.rollouts`), on the blueprints the page chose."""
-    if not 1 <= k <= 64:
-        raise InputFileError(f"K must be 1 to 64 (episodes per task), got {k}")
-    if not -1.0 <= min_reward <= 1.0:
-        raise InputFileError(f"the minimum reward must be in [-1, 1], got {min_reward}")
+    check_rollout_args(k, min_reward)
     tasks = check_playable(as_tasks(blueprints), label)
     report = rollouts(
         policy, tasks.tasks, store, k=k, min_reward=min_reward, settings=settings,
