@@ -28,6 +28,7 @@ from codesearch_core.gym import (
 )
 from codesearch_core.models import Blueprint
 from codesearch_core.store import EPISODE, DecisionEvent, Store, StoredEpisode
+from codesearch_core.studio.propose import probe_openai_server
 
 #: What makes episodes to review, said where the queue is empty (the issue's first command).
 ROLLOUTS_COMMAND: Final = "codesearch rollouts --engine reference --k 1 --blueprints seeds"
@@ -104,6 +105,9 @@ def rollout_policy(engine: Engine | None, sampling: SamplingSettings | None) -> 
         return ReferencePolicy()
     chosen = sampling or SamplingSettings()
     if isinstance(engine, OpenAIEngine):
+        # A server that is down fails here, not as a run of episodes that each score 0.
+        for url in engine.settings.base_urls:
+            probe_openai_server(url, engine.settings.api_key)
         return ChatPolicy(OpenAIChat(engine, chosen))
     if isinstance(engine, VllmEngine):
         return ChatPolicy(VllmChat(engine, chosen))

@@ -3,9 +3,15 @@ second decision replaces the first), the state the reviews settle, and the lease
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
+import pytest
+
 from codesearch_core import studio
+from codesearch_core.engines import MutationEngine, OpenAIEngine, OpenAISettings
+from codesearch_core.errors import EngineError, InputFileError
+from codesearch_core.gym import ReferencePolicy
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import EPISODE, ReviewSettings, Store, StoredEpisode
 
@@ -44,3 +50,15 @@ def test_votes_per_reviewer_conflict_and_undo(tmp_path: Path) -> None:
         assert studio.still_to_do_episode(card, "bea")
         assert not studio.still_to_do_episode(card, "ann")
         assert studio.episode_card(store, "no-such-episode") is None
+
+
+def test_the_rollout_policy_is_the_reference_or_a_reachable_chat_model() -> None:
+    assert isinstance(studio.rollout_policy(None, None), ReferencePolicy)
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    down = OpenAIEngine(OpenAISettings(base_urls=(f"http://127.0.0.1:{port}/v1",), model="m"))
+    with pytest.raises(EngineError, match="cannot reach"):
+        studio.rollout_policy(down, None)  # before any episode, not as episodes scoring 0
+    with pytest.raises(InputFileError, match="not by mutations"):
+        studio.rollout_policy(MutationEngine(), None)
