@@ -30,12 +30,13 @@ def section(
     """`engine`: the chat model the page configured (an OpenAI-compatible server, vLLM), or None."""
     st.subheader("4 · Episodes", anchor=False)
     st.caption(
-        "K episodes per blueprint in the gym; those with at least the minimum reward are kept "
-        "(best first, no duplicates) for the **Episodes** queue on the Review page, as "
+        "K episodes per blueprint in the gym (the reference plays each blueprint's own calls); "
+        "those with at least the minimum reward are kept (best first, no duplicates) for the "
+        "**Episodes** queue on the Review page, as "
         f"`{studio.ROLLOUTS_COMMAND}` does. Blueprints with episodes of this engine and model "
         "stored already are skipped."
     )
-    players = {"reference": "Reference: the blueprints' own calls, no model"}
+    players = {"reference": "Reference (no model)"}
     if engine is not None:
         players["engine"] = f"The engine above: {engine.name} · {engine.model}"
     c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
