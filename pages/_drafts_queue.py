@@ -1,8 +1,8 @@
 """The Review page's queue picker (Proposals, Drafts, Drift: `pages/_drift_queue.py`, Episodes:
 `pages/_episodes_queue.py`) and its Drafts queue: synthesized draft blueprints, one at a time,
-leased to the reviewer like proposals; accept one as a blueprint, edit its intent, reject or skip it, undo, and
-step back with Previous / Next (the shared card frame, `pages/_queue_frame.py`). Also the
-provenance box the Blueprints page shows for a blueprint accepted from a draft."""
+leased to the reviewer like proposals; accept one as a blueprint, edit its intent, reject or skip
+it, undo, and step back with Previous / Next (the shared card frame, `pages/_queue_frame.py`).
+Also the provenance box the Blueprints page shows for a blueprint accepted from a draft."""
 
 from __future__ import annotations
 
