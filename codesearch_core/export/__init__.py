@@ -3,6 +3,8 @@ preference, GRPO prompts, OpenAI SFT and DPO, LLaMA-Factory ShareGPT), the atomi
 their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL's GRPOTrainer.
 
 Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
+`EPISODE_FORMATS` (the gym's episodes, multi-turn: written with the gym's `EpisodeFrame`, and read
+back by `read_turns` for the gym's replay check),
 `CodeSearchReward`, `observation_text` (a tool's answer as a model is shown it, which the gym
 shows too); evaluation (`evaluate`: an engine's answers run and graded into an eval run
 the store keeps, `compare`, `import_json_runs`). Imports `store`, `engines` (the prompt and the
@@ -10,6 +12,7 @@ repair of model output) and below.
 """
 
 from codesearch_core.export.card import READERS as FORMAT_READERS
+from codesearch_core.export.episodes import EpisodeFrame, read_turns
 from codesearch_core.export.evaluation import (
     METRICS,
     JsonImport,
@@ -20,7 +23,13 @@ from codesearch_core.export.evaluation import (
     left_out,
 )
 from codesearch_core.export.observe import OBSERVATION_MAX_LINE, observation_text
-from codesearch_core.export.records import ALWAYS_REFERENCE, OBSERVED, RANKED, ExportFormat
+from codesearch_core.export.records import (
+    ALWAYS_REFERENCE,
+    EPISODE_FORMATS,
+    OBSERVED,
+    RANKED,
+    ExportFormat,
+)
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (
     EXPORT_RULE,
@@ -32,6 +41,7 @@ from codesearch_core.export.writers import (
 
 __all__ = [
     "ALWAYS_REFERENCE",
+    "EPISODE_FORMATS",
     "EXPORT_RULE",
     "FORMAT_READERS",
     "METRICS",
@@ -40,6 +50,7 @@ __all__ = [
     "PARSE_FAILURE_REWARD",
     "RANKED",
     "CodeSearchReward",
+    "EpisodeFrame",
     "ExportFormat",
     "JsonImport",
     "compare",
@@ -53,4 +64,5 @@ __all__ = [
     "manifest_path",
     "observation_text",
     "preview",
+    "read_turns",
 ]

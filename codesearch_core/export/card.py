@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from codesearch_core.corpora import current_snapshot, short_id
 from codesearch_core.errors import CorpusError
+from codesearch_core.export.episodes import EpisodeShape
 from codesearch_core.export.records import ExportFormat
 from codesearch_core.export.targets import dataset_info_entry
 
@@ -51,6 +52,13 @@ READERS: Final[dict[ExportFormat, str]] = {
     ExportFormat.CHAT: "older name: OpenAI chat layout without the tool result",
     ExportFormat.PAIRS: "older name: TRL preference layout with string arguments, reviewed "
     "rejections only",
+    ExportFormat.HF_AGENT: "transformers `apply_chat_template(messages, tools=...)` and TRL "
+    "`SFTTrainer`: gym episodes, one assistant turn of tool calls (arguments as a dict) per turn "
+    "and the gym's observations as tool messages",
+    ExportFormat.OPENAI_SFT_AGENT: "OpenAI supervised fine-tuning: gym episodes, multi-turn "
+    "(arguments as a JSON string, tool messages by tool_call_id)",
+    ExportFormat.SHAREGPT_AGENT: "LLaMA-Factory (`formatting: sharegpt`): gym episodes as "
+    "function_call / observation turns; entry in dataset_info.json",
 }
 
 _STRING: Final = {"dtype": "string"}
@@ -144,6 +152,17 @@ FEATURES: Final[dict[ExportFormat, dict[str, Any]]] = {
         "preferred_output": _call_turns(_STRING),
         "non_preferred_output": _call_turns(_STRING),
     },
+    ExportFormat.HF_AGENT: {"messages": _JSON_LIST, "tools": _TOOLS},
+    ExportFormat.OPENAI_SFT_AGENT: {
+        "messages": _JSON_LIST,
+        "tools": _TOOLS,
+        "parallel_tool_calls": {"dtype": "bool"},
+    },
+    ExportFormat.SHAREGPT_AGENT: {
+        "conversations": {"list": [_named("from", _STRING), _named("value", _STRING)]},
+        "system": _STRING,
+        "tools": _STRING,
+    },
     ExportFormat.HF_PROMPTS: {
         "prompt": _PROMPT,
         "tools": _TOOLS,
@@ -165,16 +184,42 @@ def tool_versions() -> dict[str, str]:
     return versions
 
 
+def episode_counts(episodes: Sequence[EpisodeShape]) -> dict[str, Any]:
+    """Turns, calls and each tool's calls per episode (mean, min, max) of an agent export."""
+
+    def spread(values: Sequence[int]) -> dict[str, float | int]:
+        if not values:
+            return {"mean": 0.0, "min": 0, "max": 0}
+        return {"mean": round(sum(values) / len(values), 3), "min": min(values),
+                "max": max(values)}  # fmt: skip
+
+    names = sorted({name for e in episodes for name in e.tools})
+    return {
+        "episodes": len(episodes),
+        "turns": spread([e.turns for e in episodes]),
+        "calls": spread([e.calls for e in episodes]),
+        "tools": {name: spread([e.tools.get(name, 0) for e in episodes]) for name in names},
+    }
+
+
 def card_info(
-    fmt: ExportFormat, file_name: str, corpora: Iterable[str], license: str, *, with_meta: bool
+    fmt: ExportFormat,
+    file_name: str,
+    corpora: Iterable[str],
+    license: str,
+    *,
+    with_meta: bool,
+    episodes: Sequence[EpisodeShape] | None = None,
 ) -> dict[str, Any]:
     """What the card says about one export (kept in its manifest, so the card can be rebuilt).
 
     With meta the rows carry a provenance column whose shape follows the data: the card then
-    declares no features and `datasets` infers them, rather than casting to a wrong guess."""
+    declares no features and `datasets` infers them, rather than casting to a wrong guess. An
+    agent export (`episodes` given) also counts turns, calls and tools per episode."""
     features = {} if with_meta else FEATURES.get(fmt, {})
     corpora = sorted(corpora)  # read twice below: an iterator would be empty the second time
     return {
+        **({"per_episode": episode_counts(episodes)} if episodes is not None else {}),
         "config_name": fmt.value,
         "file": file_name,
         "reader": READERS[fmt],
@@ -296,9 +341,26 @@ def card_text(folder: Path) -> str:
             f"- corpora: {_corpora_line(c)}",
             f"- tools: {', '.join(f'{k} ({v})' for k, v in c['tools'].items())}",
             f"- reward: `{c['reward']}`",
+            *_per_episode_lines(c.get("per_episode")),
             f"- made: {m['created_at']} by codesearch-gym {m['code_version']}; counts: {counts}",
         ]
     return "\n".join(["---", *_yaml(header), "---", "", *body, ""])
+
+
+def _spread_text(s: dict[str, Any]) -> str:
+    return f"{s['mean']:g} ({s['min']}-{s['max']})"
+
+
+def _per_episode_lines(counts: dict[str, Any] | None) -> list[str]:
+    """The card's lines for an agent export: per episode, mean (min-max)."""
+    if not counts:
+        return []
+    tools = ", ".join(f"{name} {_spread_text(s)}" for name, s in counts["tools"].items())
+    return [
+        f"- per episode ({counts['episodes']:,} episodes), mean (min-max): turns "
+        f"{_spread_text(counts['turns'])}, calls {_spread_text(counts['calls'])}",
+        f"- tool calls per episode: {tools or '-'}",
+    ]
 
 
 def card_is_ours(path: Path) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
@@ -32,6 +32,7 @@ from typing import Any, Final
 from codesearch_core import config
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError, InputFileError
+from codesearch_core.export import episodes
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
 from codesearch_core.export.observe import Observed, Observer
 from codesearch_core.export.targets import (
@@ -43,7 +44,7 @@ from codesearch_core.export.targets import (
     sharegpt_record,
 )
 from codesearch_core.models import Blueprint, Split, ToolCall, ToolName
-from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store
+from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store, StoredEpisode
 from codesearch_core.tools import check_runnable, parse_tool_call
 
 #: How much lower than the chosen answer an unreviewed proposal or a counter-call must be graded
@@ -68,10 +69,19 @@ class ExportFormat(StrEnum):
     #: rejections only.
     CHAT = "chat"
     PAIRS = "pairs"
+    #: The gym's episodes, multi-turn (`export.episodes`): the layouts of hf-chat, openai-sft and
+    #: sharegpt with one assistant turn per gym turn.
+    HF_AGENT = episodes.HF_AGENT
+    OPENAI_SFT_AGENT = episodes.OPENAI_SFT_AGENT
+    SHAREGPT_AGENT = episodes.SHAREGPT_AGENT
 
 
 #: Formats whose rows end with the tool's output (the call is run at export time).
 OBSERVED: Final = frozenset({ExportFormat.HF_CHAT, ExportFormat.OPENAI_SFT, ExportFormat.SHAREGPT})
+#: Formats of the gym's stored episodes (the rest are one call per record).
+EPISODE_FORMATS: Final = frozenset(
+    {ExportFormat.HF_AGENT, ExportFormat.OPENAI_SFT_AGENT, ExportFormat.SHAREGPT_AGENT}
+)
 #: Formats of preference pairs ranked by graded reward.
 RANKED: Final = frozenset({ExportFormat.HF_PREFERENCE, ExportFormat.OPENAI_DPO})
 #: Formats that take the gold reference calls whether or not `include_reference` is given.
@@ -85,6 +95,9 @@ class ExportCounts:
         self.counts: dict[str, int] = {}
         #: The corpora the written rows search (the dataset card names them).
         self.corpora: set[str] = set()
+        #: The episodes written, in order (the agent formats: the card counts them, the gym's
+        #: replay check names them).
+        self.episodes: list[episodes.EpisodeShape] = []
 
     def add(self, key: str) -> None:
         self.counts[key] = self.counts.get(key, 0) + 1
@@ -352,12 +365,18 @@ def records(
     include_reference: bool = False,
     include_eval: bool = False,
     counter: ExportCounts | None = None,
+    frame: episodes.EpisodeFrame | None = None,
+    stored: Sequence[StoredEpisode] | None = None,
 ) -> Generator[dict[str, Any], None, None]:
     """The export's records in order, streamed (what `export` writes and the app previews).
-    Blueprints of the eval split are left out unless `include_eval`."""
+    Blueprints of the eval split are left out unless `include_eval`. The agent formats need the
+    gym's `frame` and take `stored` episodes (default: those the store lets out)."""
     fmt = ExportFormat(fmt)
     filters = export_filters(filters, include_eval=include_eval)
     counter = counter or ExportCounts()
+    if fmt in EPISODE_FORMATS:
+        yield from _episode_records(store, fmt, filters, with_meta, counter, frame, stored)
+        return
     observer = Observer()
     if fmt is ExportFormat.PAIRS:
         for chosen, rejected in _pairs(store, filters, counter):
@@ -395,3 +414,64 @@ def records(
             else:
                 yield chat_record(row, with_meta=with_meta)
     counter.counts["tool_runs"] = observer.runs
+
+
+def _episode_filter(filters: QueueFilters) -> Callable[[StoredEpisode, Blueprint], str | None]:
+    """Why an episode is left out by the export's filters (None: kept). The blueprint's filters
+    apply to its blueprint, `engine` / `model` to who played it, `min_f1` / `max_f1` to its span F1."""
+
+    def keep(e: StoredEpisode, bp: Blueprint) -> str | None:
+        if filters.split is not None and bp.split.value != filters.split:
+            return "held_out_eval"
+        mismatched = (
+            (filters.blueprint_id, e.blueprint_id),
+            (filters.engine, e.engine),
+            (filters.model, e.model),
+            (filters.language, bp.language),
+            (filters.tool, None if bp.plan is not None else bp.reference_call.name.value),
+        )
+        if any(want is not None and want != have for want, have in mismatched):
+            return "filtered_out"
+        if filters.tag is not None and filters.tag not in bp.tags:
+            return "filtered_out"
+        if filters.min_f1 is not None and e.span_f1 < filters.min_f1:
+            return "filtered_out"
+        if filters.max_f1 is not None and e.span_f1 > filters.max_f1:
+            return "filtered_out"
+        return None
+
+    return keep
+
+
+def _episode_records(
+    store: Store,
+    fmt: ExportFormat,
+    filters: QueueFilters,
+    with_meta: bool,
+    counter: ExportCounts,
+    frame: episodes.EpisodeFrame | None,
+    stored: Sequence[StoredEpisode] | None,
+) -> Iterator[dict[str, Any]]:
+    if frame is None:
+        raise InputFileError(
+            f"{fmt.value} exports the gym's episodes: it is written through the gym "
+            "(`codesearch export`, the Export page, or gym.export_episodes)"
+        )
+    chosen = store.accepted_episodes() if stored is None else stored
+    for found in episodes.agent_rows(store, chosen, frame, _episode_filter(filters)):
+        if isinstance(found, str):
+            counter.add(found)
+            continue
+        episode, bp, turns = found
+        shape = episodes.shape(episode, turns)
+        counter.add("episodes")
+        counter.counts["turns"] = counter.counts.get("turns", 0) + shape.turns
+        counter.counts["calls"] = counter.counts.get("calls", 0) + shape.calls
+        for name, n in shape.tools.items():
+            counter.counts[f"tool:{name}"] = counter.counts.get(f"tool:{name}", 0) + n
+        counter.corpora.add(episode.corpus)
+        counter.episodes.append(shape)
+        opening = frame.messages(bp, episode.settings)
+        yield episodes.agent_record(
+            fmt.value, episode, turns, opening, frame.tools, with_meta=with_meta
+        )

@@ -35,17 +35,22 @@ from codesearch_core import config
 from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
 from codesearch_core.export.card import card_info, card_is_ours, card_text, dataset_info_text
+from codesearch_core.export.episodes import EpisodeFrame
 from codesearch_core.export.records import (
     ALWAYS_REFERENCE,
+    EPISODE_FORMATS,
     ExportCounts,
     ExportFormat,
     export_filters,
     records,
 )
-from codesearch_core.store import QueueFilters, Store, utc_now
+from codesearch_core.store import QueueFilters, Store, StoredEpisode, utc_now
 from codesearch_core.tools import pid_alive
 
 T = TypeVar("T")
+#: Checks a complete export before it is put in place: (the written temp file, the episode ids of
+#: its rows in order); raising leaves the previous file and manifest as they were.
+Check = Callable[[Path, Sequence[str]], None]
 
 PACKAGE: Final = "codesearch-gym-studio"
 EXPORT_RULE: Final = (
@@ -142,6 +147,7 @@ def preview(
     with_meta: bool = False,
     include_reference: bool = False,
     include_eval: bool = False,
+    frame: EpisodeFrame | None = None,
 ) -> list[dict[str, Any]]:
     """The first `limit` records an export would write (for those who may export)."""
     store.require(Action.EXPORT)
@@ -152,6 +158,7 @@ def preview(
         with_meta=with_meta,
         include_reference=include_reference,
         include_eval=include_eval,
+        frame=frame,
     )
     try:
         return list(islice(stream, max(limit, 0)))
@@ -310,11 +317,16 @@ def export(
     include_reference: bool = False,
     include_eval: bool = False,
     license: str = "other",
+    frame: EpisodeFrame | None = None,
+    episodes: Sequence[StoredEpisode] | None = None,
+    check: Check | None = None,
 ) -> Manifest:
     """Write the export, its manifest and the folder's dataset card; returns the manifest. Refused
     (AccessDenied) unless the store's actor may export; the export is recorded in the audit trail.
     `license` is the card's license field (the corpora and intents are the studio owner's).
-    Blueprints of the eval split are left out (and counted) unless `include_eval`."""
+    Blueprints of the eval split are left out (and counted) unless `include_eval`. The agent
+    formats take the gym's `frame` and `episodes` (default: the store's accepted ones); `check`
+    runs on the complete file before it replaces anything (the gym's replay)."""
     store.require(Action.EXPORT)
     fmt = ExportFormat(fmt)
     out_path = Path(out_path)
@@ -332,10 +344,18 @@ def export(
         include_reference=include_reference,
         include_eval=include_eval,
         counter=counter,
+        frame=frame,
+        stored=episodes,
     )
     data_tmp, result = _write_temp(out_path, _jsonl_fill(stream), "export")
-    skipped = _skipped(store, fmt, filters, include_reference, include_eval, counter)
+    agent = fmt in EPISODE_FORMATS
     try:
+        if check is not None:
+            check(data_tmp, [e.episode_id for e in counter.episodes])
+        # An episode's plan is its turns, and its answers are episodes, not proposals: what the
+        # single-call exports leave out does not apply (the counts say what was left out).
+        skipped = {} if agent else _skipped(store, fmt, filters, include_reference, include_eval,
+                                             counter)  # fmt: skip
         # The decision filter does not apply: exports take accepted (and, for pairs, rejected) items.
         # The split held out is in `include_eval` and `skipped`, not among the filters asked for.
         exported_filters = {k: v for k, v in given.to_dict().items() if k != "decision"}
@@ -349,7 +369,8 @@ def export(
             filters=exported_filters,
             with_meta=with_meta,
             include_reference=(include_reference or fmt in ALWAYS_REFERENCE)
-            and fmt is not ExportFormat.PAIRS,
+            and fmt is not ExportFormat.PAIRS
+            and not agent,
             store=fingerprint,
             created_at=utc_now().isoformat() + "Z",
             code_version=code_version(),
@@ -357,10 +378,16 @@ def export(
                 "rule": EXPORT_RULE,
                 "skipped": skipped,
                 "include_eval": include_eval,
-                "left_out": _left_out(store, filters),
+                "left_out": {} if agent else _left_out(store, filters),
                 "card": card_info(
-                    fmt, out_path.name, counter.corpora, license, with_meta=with_meta
+                    fmt,
+                    out_path.name,
+                    counter.corpora,
+                    license,
+                    with_meta=with_meta,
+                    episodes=counter.episodes if agent else None,
                 ),
+                **({"episode_ids": [e.episode_id for e in counter.episodes]} if agent else {}),
             },
         )
         text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
@@ -381,7 +408,7 @@ def export(
     card_path = out_path.parent / "README.md"
     if card_is_ours(card_path):  # a folder's own README.md (a project's) is left alone
         _write_beside(card_path, card_text(out_path.parent), "dataset card")
-    if fmt is ExportFormat.SHAREGPT:
+    if fmt in (ExportFormat.SHAREGPT, ExportFormat.SHAREGPT_AGENT):
         info_path = out_path.parent / "dataset_info.json"
         _write_beside(info_path, dataset_info_text(info_path, out_path.name), "dataset_info.json")
     store.record_audit(

@@ -10,7 +10,8 @@ modules of their own, imported only by who uses them: `serve_openenv` (`codesear
 imports OpenEnv when called; trainers import `gym.openenv_server` / `gym.openenv_client` directly.
 
 Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSettings`,
-`RewardWeights`, `gym_tools`, `prompt_messages`, the policies (the chat model's: `ChatPolicy`
+`RewardWeights`, `gym_tools`, `prompt_messages`, the agent exports' gym side (`export_episodes`:
+write and replay; `episode_frame`, `Replay`, `ReplayMismatch`), the policies (the chat model's: `ChatPolicy`
 over an `OpenAIChat` or `VllmChat` backend), `evaluate_agent`, `rollouts` (episodes kept in the
 store), the tasks (`Task`, `as_tasks`, `seed_blueprints`), `ServerSettings` and `serve_openenv`.
 Imports `export` and `store` and below.
@@ -44,6 +45,13 @@ from codesearch_core.gym.policies import (
     read_recorded,
 )
 from codesearch_core.gym.prompt import prompt_messages, system_prompt, user_prompt
+from codesearch_core.gym.replay import (
+    Replay,
+    ReplayMismatch,
+    ReplayReport,
+    episode_frame,
+    export_episodes,
+)
 from codesearch_core.gym.rollout import (
     DEFAULT_MIN_REWARD,
     RolloutReport,
@@ -95,7 +103,10 @@ __all__ = [
     "Recorded",
     "ReferencePolicy",
     "Refusal",
+    "Replay",
+    "ReplayMismatch",
     "ReplayPolicy",
+    "ReplayReport",
     "Reply",
     "RewardWeights",
     "RolloutReport",
@@ -108,7 +119,9 @@ __all__ = [
     "as_tasks",
     "check_playable",
     "check_rollout_args",
+    "episode_frame",
     "evaluate_agent",
+    "export_episodes",
     "gym_tools",
     "is_loopback",
     "missing_summary",

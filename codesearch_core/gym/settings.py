@@ -9,7 +9,8 @@ turn is what a code-search agent should learn, so parallel calls are cheap and t
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Final
 
 from codesearch_core.tools import DEFAULT_TIMEOUT_S
@@ -63,6 +64,18 @@ class GymSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> GymSettings:
+        """The settings `to_dict` wrote (an episode's stored ones); a key it does not know is
+        ignored, one it lacks takes the default."""
+        known = {f.name for f in fields(GymSettings)} - {"weights"}
+        weights = data.get("weights") or {}
+        names = {f.name for f in fields(RewardWeights)}
+        return GymSettings(
+            **{k: v for k, v in data.items() if k in known},
+            weights=RewardWeights(**{k: v for k, v in weights.items() if k in names}),
+        )
 
 
 DEFAULT_SETTINGS: Final = GymSettings()
