@@ -33,6 +33,7 @@ from codesearch_core.export.records import (
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (
     EXPORT_RULE,
+    Manifest,
     export,
     export_path,
     manifest_path,
@@ -53,6 +54,7 @@ __all__ = [
     "EpisodeFrame",
     "ExportFormat",
     "JsonImport",
+    "Manifest",
     "compare",
     "completion_text",
     "evaluate",

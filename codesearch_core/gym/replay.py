@@ -22,8 +22,14 @@ from typing import Any, Final
 from codesearch_core import config
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError, CorpusError
-from codesearch_core.export import EPISODE_FORMATS, EpisodeFrame, ExportFormat, read_turns
-from codesearch_core.export.writers import Manifest, export
+from codesearch_core.export import (
+    EPISODE_FORMATS,
+    EpisodeFrame,
+    ExportFormat,
+    Manifest,
+    export,
+    read_turns,
+)
 from codesearch_core.gym.actions import gym_tools
 from codesearch_core.gym.episode import EndReason, Episode
 from codesearch_core.gym.prompt import prompt_messages
