@@ -14,23 +14,27 @@ import jsonschema
 import llamafactory_support
 import pytest
 import yaml
-from export_support import Loader, seed_blueprints
-from referencing import Registry, Resource
+from export_support import (
+    TOOL_CALL,
+    TOOL_RESPONSE,
+    Loader,
+    openai_validator,
+    seed_blueprints,
+    turns_text,
+)
 
 from codesearch_core.corpora.blueprints import load_seed_blueprints
 from codesearch_core.corpora.corpus import corpus_root
 from codesearch_core.engines.tool_format import get_tool_format
 from codesearch_core.export.card import FEATURES
 from codesearch_core.export.observe import observation_text, summary_text
-from codesearch_core.export.records import MIN_MARGIN, ExportFormat
+from codesearch_core.export.records import EPISODE_FORMATS, MIN_MARGIN, ExportFormat
 from codesearch_core.export.writers import export
 from codesearch_core.store.core import Store
 from codesearch_core.tools.runner import run_tool_call
 from codesearch_core.tools.schemas import parse_tool_call
 
 DATA = Path(__file__).with_name("data")
-TOOL_CALL = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
-TOOL_RESPONSE = re.compile(r"<tool_response>\n(.*?)\n</tool_response>", re.DOTALL)
 
 
 def _rows(folder: Path, fmt: ExportFormat) -> list[dict[str, Any]]:
@@ -44,25 +48,6 @@ def _manifest(folder: Path, fmt: ExportFormat) -> dict[str, Any]:
     return manifest
 
 
-@pytest.fixture(scope="module")
-def qwen() -> Any:
-    """A tokenizer built without a download, carrying Qwen2.5-Instruct's chat template."""
-    from tokenizers import Tokenizer
-    from tokenizers.models import WordLevel
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=Tokenizer(WordLevel({"<unk>": 0}, unk_token="<unk>"))
-    )
-    tokenizer.chat_template = (DATA / "qwen2.5-instruct.chat_template.jinja").read_text()
-    return tokenizer
-
-
-def _turns(text: str) -> str:
-    """The rendered conversation after the system turn (which shows a <tool_call> example)."""
-    return text.split("<|im_start|>user", 1)[1]
-
-
 def _call(function: dict[str, Any]) -> dict[str, Any]:
     arguments = function["arguments"]
     if isinstance(arguments, str):
@@ -73,7 +58,11 @@ def _call(function: dict[str, Any]) -> dict[str, Any]:
 # --- every format --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", list(ExportFormat), ids=lambda f: f.value)
+#: The single-call formats (the agent formats are the gym's episodes: tests/export/test_episodes.py).
+SINGLE_CALL = [f for f in ExportFormat if f not in EPISODE_FORMATS]
+
+
+@pytest.mark.parametrize("fmt", SINGLE_CALL, ids=lambda f: f.value)
 def test_every_format_has_rows_and_loads_with_datasets(
     seed_exports: Path, hf_load: Loader, fmt: ExportFormat
 ) -> None:
@@ -93,8 +82,8 @@ def test_the_folder_loads_through_its_dataset_card(seed_exports: Path) -> None:
     meta = yaml.safe_load(header)
     assert meta["license"] == "other"
     names = {c["config_name"] for c in meta["configs"]}
-    assert names == {f.value for f in ExportFormat}
-    for fmt in FEATURES:
+    assert names == {f.value for f in SINGLE_CALL}
+    for fmt in [f for f in FEATURES if f in SINGLE_CALL]:
         # Loading the folder casts every config to the card's features: a wrong one fails here.
         ds = datasets.load_dataset(str(seed_exports), name=fmt.value, split="train")
         assert ds.num_rows == _manifest(seed_exports, fmt)["rows"]
@@ -119,7 +108,7 @@ def test_hf_chat_renders_with_qwens_template_and_its_tool_call_parses_back(
         [tool_call] = messages[2]["tool_calls"]
         assert isinstance(tool_call["function"]["arguments"], dict)
         text = qwen.apply_chat_template(messages, tools=row["tools"], tokenize=False)
-        [rendered] = TOOL_CALL.findall(_turns(text))
+        [rendered] = TOOL_CALL.findall(turns_text(text))
         assert json.loads(rendered) == _call(tool_call["function"])  # once encoded, not twice
         assert hermes.parse(f"<tool_call>\n{rendered}\n</tool_call>").value == json.loads(rendered)
         [response] = TOOL_RESPONSE.findall(text)
@@ -185,27 +174,19 @@ def test_hf_preference_pairs_rank_by_graded_reward_without_any_review(
         assert row["margin"] == pytest.approx(row["chosen_reward"] - row["rejected_reward"])
         assert row["margin"] >= MIN_MARGIN
         chosen = qwen.apply_chat_template(row["prompt"] + row["chosen"], tools=row["tools"], tokenize=False)  # fmt: skip
-        [rendered] = TOOL_CALL.findall(_turns(chosen))
+        [rendered] = TOOL_CALL.findall(turns_text(chosen))
         assert json.loads(rendered) == _call(row["chosen"][0]["tool_calls"][0]["function"])
         assert row["rejected"] != row["chosen"]
 
 
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    schemas = {p.name: json.loads(p.read_text()) for p in DATA.glob("openai-*.schema.json")}
-    registry: Registry[Any] = Registry().with_resources(
-        (n, Resource.from_contents(s)) for n, s in schemas.items()
-    )
-    return jsonschema.Draft202012Validator(schemas[name], registry=registry)
-
-
 def test_the_openai_schemas_accept_the_published_examples() -> None:
     examples = json.loads((DATA / "openai-examples.json").read_text(encoding="utf-8"))
-    _validator("openai-sft.schema.json").validate(examples["sft"])
-    _validator("openai-dpo.schema.json").validate(examples["dpo"])
+    openai_validator("openai-sft.schema.json").validate(examples["sft"])
+    openai_validator("openai-dpo.schema.json").validate(examples["dpo"])
     with pytest.raises(jsonschema.ValidationError):
         bad = json.loads(json.dumps(examples["sft"]))
         bad["messages"][1]["tool_calls"][0]["function"]["arguments"] = {"location": "SF"}
-        _validator("openai-sft.schema.json").validate(bad)
+        openai_validator("openai-sft.schema.json").validate(bad)
 
 
 @pytest.mark.parametrize(
@@ -219,7 +200,7 @@ def test_the_openai_schemas_accept_the_published_examples() -> None:
 def test_openai_exports_match_the_published_shapes(
     seed_exports: Path, fmt: ExportFormat, schema: str
 ) -> None:
-    validator = _validator(schema)
+    validator = openai_validator(schema)
     rows = _rows(seed_exports, fmt)
     for row in rows:
         validator.validate(row)
