@@ -33,7 +33,13 @@ EXPORT_FORMATS: Final = (
     "sharegpt",
     "chat",
     "pairs",
+    "hf-agent",
+    "openai-sft-agent",
+    "sharegpt-agent",
 )
+#: The formats of the gym's episodes (`export.EPISODE_FORMATS`): written through the gym, which
+#: replays every episode before the file is put in place.
+AGENT_FORMATS: Final = EXPORT_FORMATS[-3:]
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -241,7 +247,10 @@ def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
             "hf-chat (transformers chat templates, TRL SFT), hf-preference (TRL DPO / reward "
             "model: pairs ranked by graded reward), hf-prompts (TRL GRPO prompts with "
             "blueprint_id), openai-sft, openai-dpo, sharegpt (LLaMA-Factory, with its "
-            "dataset_info.json); chat and pairs are the older layouts. The file is written "
+            "dataset_info.json); chat and pairs are the older layouts. hf-agent, "
+            "openai-sft-agent and sharegpt-agent write the gym's accepted episodes (multi-turn, "
+            "`codesearch rollouts`), each replayed in the gym before the file is put in place; "
+            "an episode whose corpus is gone is left out and counted. The file is written "
             "atomically with OUT.manifest.json beside it, and the folder's README.md (the "
             "dataset card) is rebuilt from the manifests there."
         ),
@@ -249,7 +258,12 @@ def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
     _db_option(p)
     p.add_argument("format", choices=EXPORT_FORMATS)
     p.add_argument(
-        "--out", type=Path, required=True, metavar="PATH", help="the JSONL file to write"
+        "--out",
+        type=Path,
+        required=True,
+        metavar="PATH",
+        help="the JSONL file to write, or a folder (one that exists, or a path without a "
+        "suffix) to write FORMAT.jsonl in",
     )
     p.add_argument("--tool", help="the blueprint's reference tool")
     p.add_argument("--language", help="the blueprint's language")
@@ -281,6 +295,11 @@ def _register_export(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(func=cmd_export)
 
 
+def _out_file(out: Path, fmt: str) -> Path:
+    """`--out` as the file to write: a folder's FORMAT.jsonl, or the file named."""
+    return out / f"{fmt}.jsonl" if out.is_dir() or not out.suffix else out
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from codesearch_core.export import export, manifest_path
     from codesearch_core.store import QueueFilters
@@ -295,24 +314,34 @@ def cmd_export(args: argparse.Namespace) -> int:
         min_f1=args.min_f1,
         max_f1=args.max_f1,
     )
+    out = _out_file(args.out, args.format)
+    options: dict[str, Any] = {
+        "filters": filters,
+        "with_meta": args.with_meta,
+        "include_eval": args.include_eval,
+        "license": args.license,
+    }
+    replayed = ""
     with open_store(_db(args)) as store:
-        manifest = export(
-            store,
-            args.format,
-            args.out,
-            filters=filters,
-            with_meta=args.with_meta,
-            include_reference=args.include_reference,
-            include_eval=args.include_eval,
-            license=args.license,
-        )
+        if args.format in AGENT_FORMATS:
+            from codesearch_core.gym import export_episodes
+
+            manifest, report = export_episodes(store, args.format, out, **options)
+            replayed = f"; replayed in the gym: {report.turns:,} turns, {report.calls:,} calls"
+        else:
+            manifest = export(
+                store, args.format, out, include_reference=args.include_reference, **options
+            )
+    what = "episodes" if args.format in AGENT_FORMATS else "records"
     print(
-        f"wrote {manifest.rows:,} {args.format} records to {args.out} "
-        f"(manifest {manifest_path(args.out)})"
+        f"wrote {manifest.rows:,} {args.format} {what} to {out} "
+        f"(manifest {manifest_path(out)}){replayed}"
     )
-    for what in manifest.extra.get("skipped", {}).values():
-        print(f"skipped {what['blueprints']:,} blueprint(s): {what['reason']}", file=sys.stderr)
+    for kind, skip in manifest.extra.get("skipped", {}).items():
+        n, unit = (skip["episodes"], "episode") if kind == "corpus_gone" else (skip["blueprints"],
+                                                                             "blueprint")  # fmt: skip
+        print(f"skipped {n:,} {unit}(s): {skip['reason']}", file=sys.stderr)
     if manifest.rows == 0:
-        print("nothing matched: no accepted items with these filters", file=sys.stderr)
+        print(f"nothing matched: no accepted {what} with these filters", file=sys.stderr)
         return EXIT_PROBLEMS
     return EXIT_OK

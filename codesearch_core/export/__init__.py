@@ -29,6 +29,7 @@ from codesearch_core.export.records import (
     OBSERVED,
     RANKED,
     ExportFormat,
+    episode_counts,
 )
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (
@@ -57,6 +58,7 @@ __all__ = [
     "Manifest",
     "compare",
     "completion_text",
+    "episode_counts",
     "evaluate",
     "export",
     "export_path",

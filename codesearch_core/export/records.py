@@ -443,6 +443,25 @@ def _episode_filter(filters: QueueFilters) -> Callable[[StoredEpisode, Blueprint
     return keep
 
 
+def episode_counts(
+    store: Store,
+    filters: QueueFilters | None,
+    frame: episodes.EpisodeFrame,
+    *,
+    include_eval: bool = False,
+    stored: Sequence[StoredEpisode] | None = None,
+) -> dict[str, int]:
+    """What an agent export of `stored` (default: the store's accepted episodes) would hold,
+    without writing it: `episodes` going out, and the reasons the rest are left out, counted."""
+    counter = ExportCounts()
+    counter.counts["episodes"] = 0
+    chosen = store.accepted_episodes() if stored is None else stored
+    keep = _episode_filter(export_filters(filters, include_eval=include_eval))
+    for found in episodes.agent_rows(store, chosen, frame, keep):
+        counter.add(found if isinstance(found, str) else "episodes")
+    return counter.counts
+
+
 def _episode_records(
     store: Store,
     fmt: ExportFormat,

@@ -109,6 +109,17 @@ def _left_out(store: Store, filters: QueueFilters) -> dict[str, int]:
     return {k: n for k, n in counts.items() if k != "answers"}
 
 
+def _gone(corpora: Mapping[str, int], counter: ExportCounts) -> dict[str, dict[str, Any]]:
+    """What an agent export left out whole: the accepted episodes whose corpus is gone."""
+    total = sum(corpora.values())
+    if not total:
+        return {}
+    counter.counts["skipped_corpus_gone"] = total
+    names = ", ".join(f"{c} ({n:,})" for c, n in sorted(corpora.items()))
+    return {"corpus_gone": {"episodes": total, "corpora": dict(sorted(corpora.items())),
+                            "reason": f"their corpus is gone: {names}; kept in the store"}}  # fmt: skip
+
+
 def _skipped(
     store: Store,
     fmt: ExportFormat,
@@ -320,13 +331,15 @@ def export(
     frame: EpisodeFrame | None = None,
     episodes: Sequence[StoredEpisode] | None = None,
     check: Check | None = None,
+    corpora_gone: Mapping[str, int] | None = None,
 ) -> Manifest:
     """Write the export, its manifest and the folder's dataset card; returns the manifest. Refused
     (AccessDenied) unless the store's actor may export; the export is recorded in the audit trail.
     `license` is the card's license field (the corpora and intents are the studio owner's).
     Blueprints of the eval split are left out (and counted) unless `include_eval`. The agent
     formats take the gym's `frame` and `episodes` (default: the store's accepted ones); `check`
-    runs on the complete file before it replaces anything (the gym's replay)."""
+    runs on the complete file before it replaces anything (the gym's replay); `corpora_gone` counts
+    the accepted episodes left out because their corpus is gone, by corpus (the manifest says so)."""
     store.require(Action.EXPORT)
     fmt = ExportFormat(fmt)
     out_path = Path(out_path)
@@ -354,8 +367,8 @@ def export(
             check(data_tmp, [e.episode_id for e in counter.episodes])
         # An episode's plan is its turns, and its answers are episodes, not proposals: what the
         # single-call exports leave out does not apply (the counts say what was left out).
-        skipped = {} if agent else _skipped(store, fmt, filters, include_reference, include_eval,
-                                             counter)  # fmt: skip
+        skipped = _gone(corpora_gone or {}, counter) if agent else _skipped(
+            store, fmt, filters, include_reference, include_eval, counter)  # fmt: skip
         # The decision filter does not apply: exports take accepted (and, for pairs, rejected) items.
         # The split held out is in `include_eval` and `skipped`, not among the filters asked for.
         exported_filters = {k: v for k, v in given.to_dict().items() if k != "decision"}

@@ -11,7 +11,7 @@ imports OpenEnv when called; trainers import `gym.openenv_server` / `gym.openenv
 
 Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSettings`,
 `RewardWeights`, `gym_tools`, `prompt_messages`, the agent exports' gym side (`export_episodes`:
-write and replay; `episode_frame`, `Replay`, `ReplayMismatch`), the policies (the chat model's: `ChatPolicy`
+write and replay; `episode_export_counts`, `episode_frame`, `Replay`, `ReplayMismatch`), the policies (the chat model's: `ChatPolicy`
 over an `OpenAIChat` or `VllmChat` backend), `evaluate_agent`, `rollouts` (episodes kept in the
 store), the tasks (`Task`, `as_tasks`, `seed_blueprints`), `ServerSettings` and `serve_openenv`.
 Imports `export` and `store` and below.
@@ -49,6 +49,7 @@ from codesearch_core.gym.replay import (
     Replay,
     ReplayMismatch,
     ReplayReport,
+    episode_export_counts,
     episode_frame,
     export_episodes,
 )
@@ -119,6 +120,7 @@ __all__ = [
     "as_tasks",
     "check_playable",
     "check_rollout_args",
+    "episode_export_counts",
     "episode_frame",
     "evaluate_agent",
     "export_episodes",

@@ -27,6 +27,7 @@ from codesearch_core.export import (
     EpisodeFrame,
     ExportFormat,
     Manifest,
+    episode_counts,
     export,
     read_turns,
 )
@@ -36,7 +37,7 @@ from codesearch_core.gym.prompt import prompt_messages
 from codesearch_core.gym.settings import GymSettings
 from codesearch_core.gym.tasks import seed_blueprints
 from codesearch_core.models import Blueprint
-from codesearch_core.store import Store, StoredEpisode
+from codesearch_core.store import QueueFilters, Store, StoredEpisode
 
 #: How much of each side a mismatch shows (an observation can be kilobytes).
 _SHOWN: Final = 160
@@ -149,11 +150,25 @@ def export_episodes(
     **options: Any,
 ) -> tuple[Manifest, ReplayReport]:
     """Write an agent export of `episodes` (default: the store's accepted ones, `Store.
-    accepted_episodes`) and replay it before it is put in place (module docstring). `options`
-    are `export.export`'s (filters, with_meta, include_eval, license)."""
-    chosen = store.accepted_episodes() if episodes is None else list(episodes)
+    accepted_episodes`, and those whose corpus is gone counted in the manifest) and replay it
+    before it is put in place (module docstring). `options` are `export.export`'s (filters,
+    with_meta, include_eval, license)."""
+    if episodes is None:
+        chosen, gone = store.accepted_episodes(), store.accepted_episodes_corpus_gone()
+    else:
+        chosen, gone = list(episodes), {}
     frame = episode_frame()
     replay = Replay(store, fmt, chosen, frame)
     manifest = export(store, fmt, out_path, frame=frame, episodes=chosen, check=replay.check,
-                      **options)  # fmt: skip
+                      corpora_gone=gone, **options)  # fmt: skip
     return manifest, replay.report
+
+
+def episode_export_counts(
+    store: Store, filters: QueueFilters | None = None, *, include_eval: bool = False
+) -> dict[str, int]:
+    """What `export_episodes` would write now, without writing it: `episodes` (going out) and
+    what is left out, by reason (`corpus_gone`: accepted episodes whose corpus is gone)."""
+    counts = episode_counts(store, filters, episode_frame(), include_eval=include_eval)
+    gone = sum(store.accepted_episodes_corpus_gone().values())
+    return {**counts, **({"corpus_gone": gone} if gone else {})}

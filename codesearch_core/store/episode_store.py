@@ -54,3 +54,8 @@ class EpisodeStore(StoreBase):
     def episode_counts(self) -> dict[str, int]:
         """Episodes by review state: open, accept, reject, conflict (the Episodes queue's line)."""
         return self._read(episodes.decision_counts)
+
+    def accepted_episodes_corpus_gone(self) -> dict[str, int]:
+        """The accepted episodes an export leaves out because their corpus is gone (no longer in
+        the corpora folder), counted by corpus: they stay in the store, and the export says so."""
+        return self._read(episodes.accepted_corpus_gone)

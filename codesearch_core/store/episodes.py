@@ -174,6 +174,16 @@ def accepted_episodes(cur: duckdb.DuckDBPyConnection) -> list[StoredEpisode]:
     return [_episode(r) for r in rows]
 
 
+def accepted_corpus_gone(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Accepted episodes whose corpus is not present, counted by corpus (left out of exports)."""
+    rows = cur.execute(
+        "SELECT corpus, count(*) FROM episodes WHERE decision = 'accept' AND corpus NOT IN "
+        "(SELECT unnest(?::VARCHAR[])) GROUP BY corpus ORDER BY corpus",
+        [list_corpora()],
+    ).fetchall()
+    return {str(corpus): int(n) for corpus, n in rows}
+
+
 def count_episodes(cur: duckdb.DuckDBPyConnection) -> int:
     row = cur.execute("SELECT count(*) FROM episodes").fetchone()
     return int(row[0]) if row else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,11 @@ from store_helpers import blueprint, executed, proposal
 from store_holder import store_held_elsewhere
 
 from codesearch_core.cli import main
-from codesearch_core.corpora.blueprints import blueprint_to_dict
+from codesearch_core.corpora.blueprints import blueprint_to_dict, load_seed_blueprints
 from codesearch_core.store.connect import IDLE_RELEASE_S
 from codesearch_core.store.core import Store
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _blueprints_file(path: Path, n: int = 3, bad_line: int | None = None) -> Path:
@@ -205,3 +208,41 @@ def test_a_store_held_by_another_process_exits_2_with_a_clear_message(db: Path) 
     assert f"in use by process {holder.pid}; waiting up to 1 s" in done.stderr
     assert f"in use by process {holder.pid} (waited 1 s)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_export_hf_agent_writes_the_accepted_episodes_and_counts_a_gone_corpus(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Episodes played on three seeds of two corpora (copies: one is then removed).
+    corpora = tmp_path / "corpora"
+    for name in ("webshop", "telemetry"):
+        shutil.copytree(REPO / "data" / "corpora" / name, corpora / name)
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(corpora))
+    seeds = {"webshop-todo-fixme-comments", "webshop-useeffect-calls-tsx",
+             "telemetry-python-bare-except"}  # fmt: skip
+    chosen = tmp_path / "seeds.jsonl"
+    chosen.write_text("".join(json.dumps(blueprint_to_dict(bp)) + "\n"
+                              for bp in load_seed_blueprints() if bp.id in seeds))  # fmt: skip
+    rollouts = ["rollouts", "--engine", "reference", "--k", "1", "--blueprints", str(chosen)]
+    assert main([*rollouts, "--db", str(db)]) == 0
+    shutil.rmtree(corpora / "telemetry")
+    capsys.readouterr()
+    out = tmp_path / "sft"  # a folder: hf-agent.jsonl is written in it
+    assert main(["export", "hf-agent", "--out", str(out), "--db", str(db)]) == 0
+    captured = capsys.readouterr()
+    assert f"wrote 2 hf-agent episodes to {out / 'hf-agent.jsonl'}" in captured.out
+    assert "replayed in the gym: " in captured.out
+    assert "skipped 1 episode(s): their corpus is gone: telemetry (1)" in captured.err
+    rows = [json.loads(x) for x in (out / "hf-agent.jsonl").read_text().splitlines()]
+    manifest = json.loads((out / "hf-agent.jsonl.manifest.json").read_text(encoding="utf-8"))
+    with Store(db) as store:
+        kept = [e for e in store.episodes() if e.corpus == "webshop"]
+    # Exactly the episodes an export takes, in order, each with the gym's tool messages.
+    assert manifest["extra"]["episode_ids"] == [e.episode_id for e in kept]
+    assert manifest["counts"]["skipped_corpus_gone"] == 1
+    assert [r["messages"][1]["content"].split("\n", 1)[0] for r in rows] == ["Corpus: webshop"] * 2
+    assert all(any(m["role"] == "tool" for m in r["messages"]) for r in rows)
+    # Filters that match no episode: exit 1, said so.
+    assert main(["export", "sharegpt-agent", "--out", str(out), "--tag", "none",
+                 "--db", str(db)]) == 1  # fmt: skip
+    assert "nothing matched: no accepted episodes" in capsys.readouterr().err
