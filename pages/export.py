@@ -1,6 +1,8 @@
 """Export: curated items out of the store in one trainer's layout (xLAM, Hugging Face chat /
 preference / GRPO prompts, OpenAI SFT / DPO, LLaMA-Factory ShareGPT, and the older chat and pairs),
-previewed, counted, downloaded or written to a path with a manifest and a dataset card beside it."""
+or the gym's accepted episodes, multi-turn (hf-agent, openai-sft-agent, sharegpt-agent: written
+through the gym, which replays each one first), previewed, counted, downloaded or written to a path
+with a manifest and a dataset card beside it."""
 
 from __future__ import annotations
 
@@ -15,15 +17,18 @@ from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.export import (
     ALWAYS_REFERENCE,
+    EPISODE_FORMATS,
     EXPORT_RULE,
     FORMAT_READERS,
     OBSERVED,
     RANKED,
     ExportFormat,
+    Manifest,
     export,
     export_path,
     preview,
 )
+from codesearch_core.gym import episode_export_counts, episode_frame, export_episodes
 from codesearch_core.models import ToolName
 from codesearch_core.store import DecisionState, QueueFilters
 from pages import _shared
@@ -47,6 +52,7 @@ if refused:
 fmt_value = st.selectbox("Format", list(FORMATS), format_func=FORMATS.__getitem__, key="ex:format",
                          help="Each layout is the one its reader takes; docs/exports.md lists them.")  # fmt: skip
 fmt = ExportFormat(fmt_value or ExportFormat.XLAM.value)
+agent = fmt in EPISODE_FORMATS  # the gym's episodes, not curated items
 
 with st.container(border=True):
     f1, f2, f3, f4, f5 = st.columns(5)
@@ -59,7 +65,7 @@ with st.container(border=True):
     with_meta = o1.toggle("With metadata (hashes, grades, decision provenance)", key="ex:meta")
     include_reference = o2.toggle(
         "Also the reference call of each blueprint (gold items)", key="ex:reference",
-        disabled=fmt in ALWAYS_REFERENCE,
+        disabled=fmt in ALWAYS_REFERENCE or agent,
         help="The preference formats and the GRPO prompts always use the blueprints.",
     )  # fmt: skip
     include_eval = o4.toggle(
@@ -75,18 +81,30 @@ filters = QueueFilters(
     engine=engine.strip() or None,
     min_f1=min_f1 or None,
 )
-include_reference = include_reference and fmt not in ALWAYS_REFERENCE
+include_reference = include_reference and fmt not in ALWAYS_REFERENCE and not agent
 held_out = store.export_blueprint_counts(filters)["eval"]
 if held_out and not include_eval:
     st.caption(f"{held_out:,} blueprint(s) of the eval split are held out of this export.")
 
-counts = store.export_answer_counts(filters if include_eval else replace(filters, split="train"))
-accepted = counts.pop("answers")  # what the export rule takes; the rest is what it leaves out
-rejected = store.review_queue(replace(filters, decision=DecisionState.REJECTED), limit=0).total
 k1, k2, k3 = st.columns(3)
-k1.metric("Accepted items", f"{accepted:,}", help="resolved as accepted, ran ok, graded now")
-k2.metric("Rejected items", f"{rejected:,}", help="the rejected side of preference pairs")
-if fmt is ExportFormat.PAIRS:
+if agent:
+    counts = episode_export_counts(store, filters, include_eval=include_eval)
+    going = counts.pop("episodes")
+    k1.metric("Episodes", f"{going:,}", help="accepted, on a corpus that is here, matching the "
+              "filters: the episodes this export writes")  # fmt: skip
+    k2.metric("Corpus gone", f"{counts.pop('corpus_gone', 0):,}",
+              help="accepted episodes whose corpus is no longer here: kept, not exported")  # fmt: skip
+else:
+    counts = store.export_answer_counts(
+        filters if include_eval else replace(filters, split="train")
+    )
+    accepted = counts.pop("answers")  # what the export rule takes; the rest is what it leaves out
+    rejected = store.review_queue(replace(filters, decision=DecisionState.REJECTED), limit=0).total
+    k1.metric("Accepted items", f"{accepted:,}", help="resolved as accepted, ran ok, graded now")
+    k2.metric("Rejected items", f"{rejected:,}", help="the rejected side of preference pairs")
+if agent:
+    k3.metric("Records", f"{going:,}", help="one multi-turn conversation per episode")
+elif fmt is ExportFormat.PAIRS:
     k3.metric(
         "Pairs", f"{rejected:,}", help="one per rejected item, when its blueprint has a chosen call"
     )
@@ -112,24 +130,41 @@ else:
 st.caption(f"**Rule**: {EXPORT_RULE}.")
 if fmt in OBSERVED:
     st.caption("Each call is run again when written: the tool turn holds its real output.")
+if agent:
+    st.caption("Each episode is replayed in the gym before the file is put in place: the tool "
+               "messages must be what the gym answers now, or nothing is written.")  # fmt: skip
 if any(counts.values()):
     st.caption(
-        "Left out as answers: "
+        ("Left out: " if agent else "Left out as answers: ")
         + " · ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in counts.items() if n)
     )
 
 st.subheader("Preview", anchor=False)
 with _shared.shown_errors():
     first = [] if refused else preview(store, fmt, filters, limit=PREVIEW_RECORDS, with_meta=with_meta,
-                    include_reference=include_reference, include_eval=include_eval)  # fmt: skip
+                    include_reference=include_reference, include_eval=include_eval,
+                    frame=episode_frame() if agent else None)  # fmt: skip
     if not first and not refused:
-        st.info("Nothing to export with these filters: accept some items on the Review page "
-                "(or include the reference calls).", icon=":material/info:")  # fmt: skip
+        st.info("Nothing to export with these filters: " + (
+                "play episodes (`codesearch rollouts`) and accept some in the Episodes queue."
+                if agent else "accept some items on the Review page (or include the reference "
+                "calls)."), icon=":material/info:")  # fmt: skip
     for i, record in enumerate(first, start=1):
         with st.expander(f"Record {i}", expanded=i == 1):
             # The top level only: a fully opened record ran to 9,000 px and pushed Write and
             # Download out of reach (issue 29); the reader opens what they want to see.
             st.json(record, expanded=1)
+
+
+def _write(path: Path, license: str) -> Manifest:
+    """The export written to `path`: the gym's episodes through its replay check, or the items."""
+    if agent:
+        return export_episodes(store, fmt, path, filters=filters, with_meta=with_meta,
+                               include_eval=include_eval, license=license)[0]  # fmt: skip
+    return export(store, fmt, path, filters=filters, with_meta=with_meta,
+                  include_reference=include_reference, include_eval=include_eval,
+                  license=license)  # fmt: skip
+
 
 st.subheader("Write", anchor=False)
 st.caption(f"Exports are written under `{config.exports_dir()}` (a manifest beside each file).")
@@ -144,9 +179,7 @@ if w2.button("Write", type="primary", icon=":material/save:", key="ex:write", wi
     # Only the latest write's outcome is shown: an earlier success never stays beside a failure.
     st.session_state.pop(LAST_MANIFEST, None)
     try:
-        manifest = export(store, fmt, export_path(name), filters=filters, with_meta=with_meta,
-                          include_reference=include_reference, include_eval=include_eval,
-                          license=license_field.strip() or "other")  # fmt: skip
+        manifest = _write(export_path(name), license_field.strip() or "other")
         st.session_state[LAST_MANIFEST] = manifest.to_dict()
     except (CodesearchError, OSError) as err:
         st.error(f"Not written: {err}", icon=":material/error:")
@@ -156,8 +189,7 @@ def _export_bytes() -> bytes:
     # Runs when the button is clicked (deferred): the export is built then, not on every rerun.
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{fmt.value}.jsonl"
-        export(store, fmt, path, filters=filters, with_meta=with_meta,
-               include_reference=include_reference, include_eval=include_eval)  # fmt: skip
+        _write(path, "other")
         return path.read_bytes()
 
 

@@ -1,9 +1,11 @@
 """The Export page offers every format; with seeds and graded mutations and no review yet, the
-reward-ranked preference layout writes pairs (the reference calls chosen)."""
+reward-ranked preference layout writes pairs (the reference calls chosen); the agent formats count
+and write the gym's episodes, leaving out (and counting) those whose corpus is gone."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,12 @@ from app_support import (
     studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
+from export_support import EPISODE_SEED_IDS
 
 from codesearch_core.export import ExportFormat
+from codesearch_core.gym import ReferencePolicy, as_tasks, rollouts, seed_blueprints
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_export_page_offers_every_format_and_writes_ranked_pairs_unreviewed(
@@ -58,3 +64,32 @@ def test_the_eval_split_is_held_out_until_the_toggle_includes_it(
     assert not at.exception and not texts(at, "error")
     written = (tmp_path / "out" / "p.jsonl").read_text().splitlines()
     assert set(ledger) <= {json.loads(x)["blueprint_id"] for x in written}
+
+
+def test_the_agent_formats_count_and_write_the_accepted_episodes(
+    studio_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "out"))
+    # Reference episodes on two corpora (copies: one is then removed, its episode kept).
+    corpora = tmp_path / "corpora"
+    for name in ("webshop", "telemetry"):
+        shutil.copytree(REPO / "data" / "corpora" / name, corpora / name)
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(corpora))
+    tasks = {t.blueprint.id: t for t in as_tasks(seed_blueprints()).tasks}
+    with stored(studio_db) as store:
+        played = [tasks[i] for i in EPISODE_SEED_IDS]
+        assert rollouts(ReferencePolicy(), played, store).kept == 3
+    shutil.rmtree(corpora / "telemetry")
+    at = open_app("pages/export.py")
+    at.selectbox(key="ex:format").set_value("hf-agent").run()
+    assert not at.exception and not texts(at, "error")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Episodes"] == "2" and metrics["Corpus gone"] == "1"
+    assert any("replayed in the gym" in c for c in texts(at, "caption"))
+    assert len(at.json) == 2  # the preview: one record per episode
+    at.text_input(key="ex:path:hf-agent").input("agent.jsonl").run()
+    at.button(key="ex:write").click().run()
+    assert not at.exception and not texts(at, "error")
+    rows = [json.loads(x) for x in (tmp_path / "out" / "agent.jsonl").read_text().splitlines()]
+    assert [r["messages"][1]["content"].split("\n", 1)[0] for r in rows] == ["Corpus: webshop"] * 2
+    assert any("Wrote **2** records" in s for s in texts(at, "success"))
