@@ -4,7 +4,8 @@ their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL'
 
 Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
 `EPISODE_FORMATS` (the gym's episodes, multi-turn: written with the gym's `EpisodeFrame`, and read
-back by `read_turns` for the gym's replay check),
+back by `read_turns` for the gym's replay check; `episode_turns`: the turns a stored episode
+exports),
 `CodeSearchReward`, `observation_text` (a tool's answer as a model is shown it, which the gym
 shows too); evaluation (`evaluate`: an engine's answers run and graded into an eval run
 the store keeps, `compare`, `import_json_runs`). Imports `store`, `engines` (the prompt and the
@@ -12,7 +13,7 @@ repair of model output) and below.
 """
 
 from codesearch_core.export.card import READERS as FORMAT_READERS
-from codesearch_core.export.episodes import EpisodeFrame, read_turns
+from codesearch_core.export.episodes import EpisodeFrame, episode_turns, read_turns
 from codesearch_core.export.evaluation import (
     METRICS,
     JsonImport,
@@ -59,6 +60,7 @@ __all__ = [
     "compare",
     "completion_text",
     "episode_counts",
+    "episode_turns",
     "evaluate",
     "export",
     "export_path",

@@ -3,8 +3,9 @@ episode shows (`episode_frame`: the gym's prompt, its tools, the blueprints), an
 
 The replay check reads every episode back from the file written (`export.read_turns`), plays its
 calls again in the gym, turn by turn, under the episode's stored settings, and requires the
-observations the file holds, and a submitted episode to end submitted again: the SFT data and the
-RL environment must agree. A corpus edited since the episode was played, a tool that answers
+observations the file holds (one for each call of every turn but the last), the stored episode's
+calls, and a submitted episode to end submitted again: the SFT data and the RL environment must
+agree. A corpus edited since the episode was played, a tool that answers
 otherwise, or an export that wrote a call or an observation wrong all fail it. `export_episodes`
 writes an agent export with the check run on the complete file before it replaces anything: a
 failure is a `ReplayMismatch` naming the episode, and the previous export stays as it was.
@@ -28,6 +29,7 @@ from codesearch_core.export import (
     ExportFormat,
     Manifest,
     episode_counts,
+    episode_turns,
     export,
     read_turns,
 )
@@ -120,10 +122,20 @@ class Replay:
             return f"{where}: {err}"
         episode = Episode(blueprint, root, GymSettings.from_dict(stored.settings))
         turns = read_turns(self.fmt.value, record)
+        played = [
+            [c.to_dict() for c in turn.calls] for turn in episode_turns(stored.trajectory) or []
+        ]
         calls = 0
         for t, (turn_calls, shown) in enumerate(turns, start=1):
             if episode.done:
                 return f"{where}: the gym ended the episode before turn {t}"
+            # The calls must be the episode's own: a wrong submit would replay without an error.
+            if turn_calls != (played[t - 1] if t <= len(played) else []):
+                return f"{where}: turn {t}: the export's calls are not the stored episode's"
+            if t < len(turns) and len(shown) != len(turn_calls):
+                return (
+                    f"{where}: turn {t} shows {len(shown)} observations for {len(turn_calls)} calls"
+                )
             step = episode.step(turn_calls)
             calls += len(turn_calls)
             for i, (text, observation) in enumerate(zip(shown, step.observations, strict=False)):
@@ -135,6 +147,8 @@ class Replay:
                     )
             if len(shown) > len(step.observations):
                 return f"{where}: turn {t} shows more observations than it has calls"
+        if len(turns) != len(played):
+            return f"{where}: the export holds {len(turns)} turns, the episode {len(played)}"
         result = episode.stop()
         if stored.end_reason == EndReason.SUBMITTED and result.end_reason != EndReason.SUBMITTED:
             return f"{where}: it was submitted, but replayed it ends {result.end_reason}"

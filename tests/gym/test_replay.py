@@ -61,7 +61,8 @@ def test_an_edited_observation_fails_the_replay_and_leaves_no_file(
 
 
 def test_the_check_reads_the_file_written_not_the_store(plan_task: Task, tmp_path: Path) -> None:
-    # An export edited after it was written is caught by checking the file on its own.
+    # An export edited after it was written is caught by checking the file on its own: an
+    # observation, a call, a row too many.
     out = tmp_path / "hf-agent.jsonl"
     with Store(tmp_path / "s.duckdb") as store:
         episode = _played(store, plan_task)
@@ -75,6 +76,15 @@ def test_the_check_reads_the_file_written_not_the_store(plan_task: Task, tmp_pat
         replay.check(out, [episode.episode_id])  # the written file replays
         first = episode.trajectory["turns"][0][0]["name"]
         with pytest.raises(ReplayMismatch, match=rf"turn 1, call 1 \({first}\)"):
+            replay.check(edited, [episode.episode_id])
+        # A submit edited in the file: every observation still replays, the calls do not.
+        record = json.loads(out.read_text(encoding="utf-8"))
+        submit = record["messages"][-1]["tool_calls"][-1]["function"]
+        assert submit["name"] == "submit"
+        submit["arguments"]["locations"] = submit["arguments"]["locations"][:1]
+        edited.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        turns = len([t for t in episode.trajectory["turns"] if t])
+        with pytest.raises(ReplayMismatch, match=f"turn {turns}: the export's calls are not the"):
             replay.check(edited, [episode.episode_id])
         with pytest.raises(ReplayMismatch, match="holds 1 rows for 2 episodes"):
             replay.check(out, [episode.episode_id, episode.episode_id])
