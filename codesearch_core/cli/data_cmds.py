@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from codesearch_core import config
 from codesearch_core.cli import split_cmds, team_cmds
 from codesearch_core.cli.store_access import open_store
+from codesearch_core.errors import InputFileError
 
 if TYPE_CHECKING:
     from codesearch_core.store import DashboardStats, ImportReport
@@ -314,6 +315,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         min_f1=args.min_f1,
         max_f1=args.max_f1,
     )
+    if args.format in AGENT_FORMATS and args.include_reference:
+        raise InputFileError(
+            f"--include-reference adds gold single calls; {args.format} exports the gym's "
+            "episodes (`codesearch rollouts --engine reference` plays the references)"
+        )
     out = _out_file(args.out, args.format)
     options: dict[str, Any] = {
         "filters": filters,

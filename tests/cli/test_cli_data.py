@@ -246,3 +246,6 @@ def test_export_hf_agent_writes_the_accepted_episodes_and_counts_a_gone_corpus(
     assert main(["export", "sharegpt-agent", "--out", str(out), "--tag", "none",
                  "--db", str(db)]) == 1  # fmt: skip
     assert "nothing matched: no accepted episodes" in capsys.readouterr().err
+    assert main(["export", "hf-agent", "--out", str(out), "--include-reference",
+                 "--db", str(db)]) == 2  # fmt: skip
+    assert "exports the gym's episodes" in capsys.readouterr().err
