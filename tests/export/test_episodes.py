@@ -23,7 +23,7 @@ from export_support import (
     turns_text,
 )
 
-from codesearch_core.export.records import EPISODE_FORMATS
+from codesearch_core.export.records import EPISODE_FORMATS, ExportFormat
 from codesearch_core.store import StoredEpisode
 
 Calls = list[list[dict[str, Any]]]
@@ -72,6 +72,23 @@ def test_the_episodes_have_several_turns_and_a_parallel_turn(
         assert report.episodes == len(calls) and report.calls == sum(
             len(t) for c in calls for t in c
         )
+
+
+@pytest.mark.parametrize("fmt", sorted(EPISODE_FORMATS), ids=lambda f: f.value)
+def test_every_agent_export_loads_with_datasets(
+    episode_exports: EpisodeExports, hf_load: Loader, fmt: ExportFormat
+) -> None:
+    # `load_dataset("json", data_files=F)`, as every export is read (docs/exports.md).
+    ds = hf_load(episode_exports.folder / f"{fmt.value}.jsonl")
+    assert ds.num_rows == len(episode_exports.episodes)
+    if fmt is not ExportFormat.HF_AGENT:
+        return
+    # Each call's arguments stay its own keys: none added from another call, none nulled.
+    for row, (episode, _) in zip(ds, _rows(episode_exports, fmt.value), strict=True):
+        read = [c["function"] for m in row["messages"] for c in m.get("tool_calls") or []]
+        assert [{"name": f["name"], "arguments": f["arguments"]} for f in read] == [
+            c for turn in _stored_calls(episode) for c in turn
+        ]
 
 
 def test_hf_agent_renders_with_qwens_template_and_every_call_parses_back(
