@@ -15,8 +15,8 @@ import jsonschema
 from referencing import Registry, Resource
 
 from codesearch_core.corpora.blueprints import load_seed_blueprints
-from codesearch_core.models import Blueprint
-from codesearch_core.store import StoredEpisode
+from codesearch_core.models import Blueprint, DecisionAction
+from codesearch_core.store import EPISODE, Store, StoredEpisode
 
 DATA = Path(__file__).parent / "export" / "data"
 TOOL_CALL = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
@@ -75,3 +75,17 @@ def openai_validator(name: str) -> jsonschema.Draft202012Validator:
         (n, Resource.from_contents(s)) for n, s in schemas.items()
     )
     return jsonschema.Draft202012Validator(schemas[name], registry=registry)
+
+
+def review_episodes(store: Store, *, reject: frozenset[str] = frozenset()) -> list[str]:
+    """Decide every stored episode in the Episodes queue as a reviewer does on the Review page
+    (one review settles one by default): accept each, reject those of the blueprints in `reject`.
+    Only accepted episodes leave the studio. Returns the accepted ids, oldest first."""
+    accepted = []
+    for episode in store.episodes(limit=100_000):
+        no = episode.blueprint_id in reject
+        action = DecisionAction.REJECT if no else DecisionAction.ACCEPT
+        store.record_decision(episode.episode_id, action, "rev", kind=EPISODE)
+        if not no:
+            accepted.append(episode.episode_id)
+    return accepted

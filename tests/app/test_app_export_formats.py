@@ -17,7 +17,7 @@ from app_support import (
     studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
-from export_support import EPISODE_SEED_IDS
+from export_support import EPISODE_SEED_IDS, review_episodes
 
 from codesearch_core.export import ExportFormat
 from codesearch_core.gym import ReferencePolicy, as_tasks, rollouts, seed_blueprints
@@ -79,6 +79,7 @@ def test_the_agent_formats_count_and_write_the_accepted_episodes(
     with stored(studio_db) as store:
         played = [tasks[i] for i in EPISODE_SEED_IDS]
         assert rollouts(ReferencePolicy(), played, store).kept == 3
+        review_episodes(store)
     shutil.rmtree(corpora / "telemetry")
     at = open_app("pages/export.py")
     at.selectbox(key="ex:format").set_value("hf-agent").run()

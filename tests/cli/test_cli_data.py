@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from export_support import review_episodes
 from store_helpers import blueprint, executed, proposal
 from store_holder import store_held_elsewhere
 
@@ -218,13 +219,16 @@ def test_export_hf_agent_writes_the_accepted_episodes_and_counts_a_gone_corpus(
     for name in ("webshop", "telemetry"):
         shutil.copytree(REPO / "data" / "corpora" / name, corpora / name)
     monkeypatch.setenv("CODESEARCH_CORPORA", str(corpora))
-    seeds = {"webshop-todo-fixme-comments", "webshop-useeffect-calls-tsx",
+    seeds = {"webshop-todo-fixme-comments", "webshop-useeffect-calls-tsx", "webshop-empty-catch-blocks",
              "telemetry-python-bare-except"}  # fmt: skip
     chosen = tmp_path / "seeds.jsonl"
     chosen.write_text("".join(json.dumps(blueprint_to_dict(bp)) + "\n"
                               for bp in load_seed_blueprints() if bp.id in seeds))  # fmt: skip
     rollouts = ["rollouts", "--engine", "reference", "--k", "1", "--blueprints", str(chosen)]
     assert main([*rollouts, "--db", str(db)]) == 0
+    with Store(db) as store:  # reviewed on the Episodes queue: one of them rejected
+        accepted = review_episodes(store, reject=frozenset({"webshop-empty-catch-blocks"}))
+    assert len(accepted) == 3
     shutil.rmtree(corpora / "telemetry")
     capsys.readouterr()
     out = tmp_path / "sft"  # a folder: hf-agent.jsonl is written in it
@@ -236,9 +240,11 @@ def test_export_hf_agent_writes_the_accepted_episodes_and_counts_a_gone_corpus(
     rows = [json.loads(x) for x in (out / "hf-agent.jsonl").read_text().splitlines()]
     manifest = json.loads((out / "hf-agent.jsonl.manifest.json").read_text(encoding="utf-8"))
     with Store(db) as store:
-        kept = [e for e in store.episodes() if e.corpus == "webshop"]
-    # Exactly the episodes an export takes, in order, each with the gym's tool messages.
+        kept = [e for e in store.episodes(decision="accept") if e.corpus == "webshop"]
+    # Exactly the accepted episodes whose corpus is here, in order, each with the gym's tool
+    # messages; the rejected one is not there.
     assert manifest["extra"]["episode_ids"] == [e.episode_id for e in kept]
+    assert len(kept) == 2
     assert manifest["counts"]["skipped_corpus_gone"] == 1
     assert [r["messages"][1]["content"].split("\n", 1)[0] for r in rows] == ["Corpus: webshop"] * 2
     assert all(any(m["role"] == "tool" for m in r["messages"]) for r in rows)

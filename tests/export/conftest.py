@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_support import DATA, EPISODE_SEED_IDS, EpisodeExports, Loader, seed_blueprints
+from export_support import (
+    DATA,
+    EPISODE_SEED_IDS,
+    EpisodeExports,
+    Loader,
+    review_episodes,
+    seed_blueprints,
+)
 
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.export.records import EPISODE_FORMATS, ExportFormat
@@ -93,6 +100,7 @@ def episode_exports(tmp_path_factory: pytest.TempPathFactory) -> EpisodeExports:
         assert rollouts(ReferencePolicy(), chosen, store, k=1).kept == len(chosen)
         recorded = read_recorded(_parallel_episode(chosen[0], folder.parent))
         assert rollouts(ReplayPolicy(list(recorded)), chosen[:1], store, min_reward=0.0).kept == 1
+        review_episodes(store)
         episodes = {e.episode_id: e for e in store.episodes()}
         replays = {}
         for fmt in sorted(EPISODE_FORMATS):

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from export_support import review_episodes
 
 from codesearch_core.export import EPISODE_FORMATS, ExportFormat
 from codesearch_core.gym import (
@@ -24,6 +25,7 @@ from codesearch_core.store import Store, StoredEpisode
 
 def _played(store: Store, task: Task) -> StoredEpisode:
     assert rollouts(ReferencePolicy(), [task], store).kept == 1
+    review_episodes(store)
     [episode] = store.episodes()
     return episode
 
