@@ -5,6 +5,7 @@ exports exactly the two accepted ones."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from browser_support import BROWSER_MARKS, Studio, open_page, settle
 from playwright.sync_api import Browser, Page
 
 from codesearch_core import ingest
+from codesearch_core.cli import main
 from codesearch_core.gym import ReferencePolicy, as_tasks, rollouts, seed_blueprints
 from codesearch_core.store import Store
 
@@ -74,3 +76,9 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
         history = store.queue_history(ids[2], kind="episode")
         assert [(e.action.value, e.undone) for e in history] == [("reject", True), ("undo", False)]
         assert history[0].note == "submits a file it never searched"
+    # `codesearch export hf-agent` writes exactly the two accepted, replayed in the gym.
+    out = tmp_path / "sft"
+    assert main(["export", "hf-agent", "--out", str(out), "--db", str(server.db)]) == 0
+    manifest = json.loads((out / "hf-agent.jsonl.manifest.json").read_text(encoding="utf-8"))
+    assert manifest["extra"]["episode_ids"] == ids[:2]
+    assert len((out / "hf-agent.jsonl").read_text(encoding="utf-8").splitlines()) == 2
