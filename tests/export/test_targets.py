@@ -58,7 +58,7 @@ def _call(function: dict[str, Any]) -> dict[str, Any]:
 # --- every format --------------------------------------------------------------------------------
 
 
-#: The single-call formats (the agent formats are the gym's episodes: tests/export/test_episodes.py).
+#: The single-call formats (the agent formats are the gym's episodes: tests/export/test_episode_exports.py).
 SINGLE_CALL = [f for f in ExportFormat if f not in EPISODE_FORMATS]
 
 
