@@ -83,7 +83,8 @@ def step_row(
         where = f"decided item {at + 1} of {len(seen)}"
     else:
         at, earlier, where = len(seen), (seen[-1] if seen else None), ""
-    back, forward, caption = st.columns([1.3, 1.3, 6], vertical_alignment="center")
+    # Wide enough that a 900 px window keeps the words, not only the arrows.
+    back, forward, caption = st.columns([2, 2, 5], vertical_alignment="center")
     back.button("Previous", icon=":material/arrow_back:", key=f"{key}:previous", shortcut="Left",
                 disabled=earlier is None, on_click=on_step, args=(earlier,),
                 help="The item you decided before this one")  # fmt: skip
