@@ -185,7 +185,13 @@ def _card(store: Store, card: studio.EpisodeCard, who: str) -> None:
         if card.blueprint is not None:
             st.subheader(card.blueprint.intent, anchor=False)
         _actions(card, store.last_undoable(who, kind=EPISODE) is not None, mine)
-    _trajectory.show(ep, blueprint=card.blueprint, key="ep:traj", page_param=TURNS_PARAM)
+    _trajectory.show(
+        ep,
+        blueprint=card.blueprint,
+        key="ep:traj",
+        page_param=TURNS_PARAM,
+        intent=False,  # the card's heading shows it
+    )
     with st.expander("History", icon=":material/history:"):
         if card.history:
             rows = [

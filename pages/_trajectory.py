@@ -20,17 +20,19 @@ def show(
     blueprint: Blueprint | None = None,
     key: str = "traj",
     page_param: str | None = None,
+    intent: bool = True,
 ) -> None:
     """Draw one episode. `episode` is a built view (`studio.answer_trajectory`,
     `studio.episode_trajectory`) or a stored episode, diffed against `blueprint` (by default the
     store's blueprint of that id). `key` names this view's widgets (two views on one page need two
     keys); `page_param`, when given, is the address parameter that holds the page of turns shown,
-    so a link and Back reopen it."""
+    so a link and Back reopen it. `intent=False`: the caller shows the intent already (a card's
+    heading)."""
     view = episode
     if isinstance(view, StoredEpisode):
         bp = blueprint or _shared.get_store().get_blueprint(view.blueprint_id)
         view = studio.episode_trajectory(view, bp)
-    _header(view)
+    _header(view, intent=intent)
     if view.problem:
         st.error(f"**This episode cannot be shown**: {view.problem}", icon=":material/error:")
         return
@@ -45,7 +47,7 @@ def show(
     _reward(view)
 
 
-def _header(view: studio.Trajectory) -> None:
+def _header(view: studio.Trajectory, *, intent: bool) -> None:
     invalid = f" ({view.invalid_calls} refused or failed)" if view.invalid_calls else ""
     st.caption(
         " · ".join(
@@ -69,7 +71,7 @@ def _header(view: studio.Trajectory) -> None:
     if view.blueprint is None:
         st.warning(f"Blueprint `{view.blueprint_id}` is not in the store: the calls can be read, "
                    "not diffed against its expected spans.")  # fmt: skip
-    else:
+    elif intent:
         st.markdown(f"**{view.blueprint.intent}**")
 
 
