@@ -32,6 +32,7 @@ LAYERS: tuple[str, ...] = (
     "verify",
     "synthesis",
     "gym",
+    "dataset",
     "studio",
     "cli",
 )

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from codesearch_core.cli import (
     corpus_cmds,
     data_cmds,
+    dataset_cmds,
     eval_cmds,
     guidelines_cmds,
     gym_cmds,
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         propose_cmds,
         verify_cmds,
         synth_cmds,
+        dataset_cmds,
         eval_cmds,
         gym_cmds,
         rollout_cmds,

@@ -5,7 +5,8 @@ their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL'
 Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
 `EPISODE_FORMATS` (the gym's episodes, multi-turn: written with the gym's `EpisodeFrame`, and read
 back by `read_turns` for the gym's replay check; `episode_turns`: the turns a stored episode
-exports),
+exports), `single_call_records` (the one-call layouts of rows from no store: a data set build's
+items), `write_jsonl_atomic`, `tool_versions`, `code_version`,
 `CodeSearchReward`, `observation_text` (a tool's answer as a model is shown it, which the gym
 shows too); evaluation (`evaluate`: an engine's answers run and graded into an eval run
 the store keeps, `compare`, `import_json_runs`). Imports `store`, `engines` (the prompt and the
@@ -13,6 +14,7 @@ repair of model output) and below.
 """
 
 from codesearch_core.export.card import READERS as FORMAT_READERS
+from codesearch_core.export.card import tool_versions
 from codesearch_core.export.episodes import EpisodeFrame, episode_turns, read_turns
 from codesearch_core.export.evaluation import (
     METRICS,
@@ -31,15 +33,18 @@ from codesearch_core.export.records import (
     RANKED,
     ExportFormat,
     episode_counts,
+    single_call_records,
 )
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (
     EXPORT_RULE,
     Manifest,
+    code_version,
     export,
     export_path,
     manifest_path,
     preview,
+    write_jsonl_atomic,
 )
 
 __all__ = [
@@ -57,6 +62,7 @@ __all__ = [
     "ExportFormat",
     "JsonImport",
     "Manifest",
+    "code_version",
     "compare",
     "completion_text",
     "episode_counts",
@@ -71,4 +77,7 @@ __all__ = [
     "observation_text",
     "preview",
     "read_turns",
+    "single_call_records",
+    "tool_versions",
+    "write_jsonl_atomic",
 ]

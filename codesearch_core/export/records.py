@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
@@ -43,7 +43,7 @@ from codesearch_core.export.targets import (
     openai_sft_record,
     sharegpt_record,
 )
-from codesearch_core.models import Blueprint, Split, ToolCall, ToolName
+from codesearch_core.models import Blueprint, Span, Split, ToolCall, ToolName
 from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store, StoredEpisode
 from codesearch_core.tools import check_runnable, parse_tool_call
 
@@ -494,3 +494,33 @@ def _episode_records(
         yield episodes.agent_record(
             fmt.value, episode, turns, opening, frame.tools, with_meta=with_meta
         )
+
+
+def single_call_records(
+    fmt: ExportFormat | str, rows: Iterable[tuple[ExportRow, Sequence[Span]]], *, with_meta: bool
+) -> Iterator[dict[str, Any]]:
+    """The records of rows that come from no store (a data set build's verified items, each a
+    gold reference call with its expected spans), in the rows' order, for the one-call-per-answer
+    layouts. The observed layouts run each call on its corpus, as `records` does."""
+    fmt = ExportFormat(fmt)
+    observer = Observer()
+    observed_builders = {
+        ExportFormat.HF_CHAT: hf_chat_record,
+        ExportFormat.OPENAI_SFT: openai_sft_record,
+        ExportFormat.SHAREGPT: sharegpt_record,
+    }
+    for index, (row, expected) in enumerate(rows):
+        assert row.call_json is not None
+        if fmt in observed_builders:
+            observed = observer.observe(row.call_json, row.corpus, expected)
+            yield observed_builders[fmt](row, observed, with_meta=with_meta)
+        elif fmt is ExportFormat.XLAM:
+            yield xlam_record(index, row, with_meta=with_meta)
+        elif fmt is ExportFormat.HF_PROMPTS:
+            yield hf_prompts_record(row, with_meta=with_meta)
+        elif fmt is ExportFormat.CHAT:
+            yield chat_record(row, with_meta=with_meta)
+        else:
+            raise InputFileError(
+                f"{fmt.value} pairs answers with rejected ones; rows without reviews have none"
+            )

@@ -10,7 +10,7 @@ and writes each draft to the store on its own.
 
 Public API: `synthesize`, `candidates`, `Candidate`, `SynthesisReport`, `SynthesisCounts`,
 `TemplateWriter`, `ModelWriter`, `IntentWriter`, `vllm_writer`, `openai_writer`,
-`NothingToMineError`, `stored_intents`, `stored_draft_ids`, `ray_map` (`synthesis.ray_fanout`: the
+`NothingToMineError`, `IntentIndex` and `normalize_intent` (the near-duplicate intent check), `stored_intents`, `stored_draft_ids`, `ray_map` (`synthesis.ray_fanout`: the
 tool runs as Ray tasks), `TEMPLATES`, `INTENT_SCHEMA`. Imports `verify` (the seed audit's keyword
 baselines), `store` (the `Draft` record), `engines` and below.
 """
@@ -37,10 +37,12 @@ from codesearch_core.synthesis.model_intents import (
 )
 from codesearch_core.synthesis.pipeline import (
     STAGES,
+    IntentIndex,
     MapFn,
     SynthesisCounts,
     SynthesisReport,
     draft_id,
+    normalize_intent,
     stored_draft_ids,
     stored_intents,
     synthesize,
@@ -53,6 +55,7 @@ __all__ = [
     "STAGES",
     "TEMPLATES",
     "Candidate",
+    "IntentIndex",
     "IntentWriter",
     "MapFn",
     "ModelWriter",
@@ -68,6 +71,7 @@ __all__ = [
     "corpus_languages",
     "draft_id",
     "intent_messages",
+    "normalize_intent",
     "openai_writer",
     "ray_map",
     "stored_draft_ids",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -293,17 +293,19 @@ def synthesize(
     should_stop: Callable[[], bool] | None = None,
     map_fn: MapFn | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    rules: Collection[str] | None = None,
 ) -> SynthesisReport:
     """Make up to `limit` new drafts of `corpus` (None: all it gives). `known_intents`: intents
     already stored (drafts, blueprints), which a new draft must not repeat; `known_drafts`: the ids
     of drafts already stored, whose candidates are skipped. `map_fn(fn, items)` runs a batch's
     reference runs and re-runs (default: `workers` threads here; `ray_map` fans them out on a Ray
     cluster). `timeout_s`: the time a reference may take on the whole corpus (users' default).
+    `rules`: the rule templates to mine with (ids; None: all).
     Raises `NothingToMineError` for a corpus without files of a language the rules know."""
     started = time.perf_counter()
     counts = SynthesisCounts()
     report = SynthesisReport(corpus, writer.engine, writer.model, counts)
-    groups = candidate_groups(corpus)
+    groups = [g for g in candidate_groups(corpus) if rules is None or g.template.id in rules]
     counts.candidates = sum(len(g.subjects) for g in groups)
     drafted = set(known_drafts)
     queue = ordered(groups, seed)

@@ -1,7 +1,8 @@
 """Verification at scale: execute and grade many proposals, inline, in a local process pool, or on
 Ray, and write the results to the store.
 
-Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and out),
+Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and out), `verify_many`
+(`verify.pool`: many tasks in a local process pool, no store),
 `verify_pending` (`verify.pending`: drive a store), `verify_stale` (`verify.stale`: re-check what
 was made on another corpus snapshot or tool version, into the Drift queue), `verify_many_ray` (`verify.ray_backend`),
 `audit_seeds` / `summarize` / `baseline_calls` (`verify.audit`: the seed audit; its thresholds are the seed
@@ -17,7 +18,7 @@ from codesearch_core.verify.audit import (
     summarize,
 )
 from codesearch_core.verify.pending import DEFAULT_BATCH_SIZE, task_for, verify_pending
-from codesearch_core.verify.pool import OutcomeStream, VerifyProgress, default_workers
+from codesearch_core.verify.pool import OutcomeStream, VerifyProgress, default_workers, verify_many
 from codesearch_core.verify.ray_backend import verify_many_ray
 from codesearch_core.verify.stale import StaleReport, verify_stale
 from codesearch_core.verify.tasks import VerifyTask, verify_one
@@ -35,6 +36,7 @@ __all__ = [
     "default_workers",
     "summarize",
     "task_for",
+    "verify_many",
     "verify_many_ray",
     "verify_one",
     "verify_pending",

@@ -1,0 +1,29 @@
+"""Data sets built from one declared recipe: the TOML recipe (`dataset.recipe`), the build's
+stages, resumable and deterministic (`dataset.build`), the items (`dataset.items`), what a data set
+keeps (`dataset.select`: filters, de-duplication, mix caps), its card (`dataset.card`) and the QA
+sample with its measured error rate (`dataset.sample`).
+
+Public API: `load_recipe`, `Recipe`, `RecipeError`, `build`, `Hooks`, `BuildResult`,
+`BuildInterrupted`, `STAGES`, `draw_sample`, `import_verdicts`, `estimate`, `render_card`.
+Imports `synthesis`, `verify`, `export`, `store` (types) and below: a recipe only orchestrates
+what those layers do.
+"""
+
+from codesearch_core.dataset.build import STAGES, BuildInterrupted, BuildResult, Hooks, build
+from codesearch_core.dataset.recipe import Recipe, RecipeError, load_recipe
+from codesearch_core.dataset.sample import draw_sample, estimate, import_verdicts, render_card
+
+__all__ = [
+    "STAGES",
+    "BuildInterrupted",
+    "BuildResult",
+    "Hooks",
+    "Recipe",
+    "RecipeError",
+    "build",
+    "draw_sample",
+    "estimate",
+    "import_verdicts",
+    "load_recipe",
+    "render_card",
+]

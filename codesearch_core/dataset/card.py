@@ -1,0 +1,180 @@
+"""The card of a built data set: `card.json` (what a program reads) and `README.md` (what a person
+and the Hugging Face Hub read), both rendered from one dict.
+
+It holds the recipe verbatim and its sha256, the corpora's snapshot ids, the tool versions, the
+counts per stage and split, the mix (tool, rule, language, difficulty, empty answers, plans), the
+intents' lexical diversity and, once a QA sample was reviewed, the estimated share of correct
+items with its 95% Wilson interval. No build time: the same recipe on the same pins gives the
+same card, byte for byte.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from codesearch_core.dataset.items import PLAN_TOOL, Item
+
+CARD_JSON: Final = "card.json"
+CARD_README: Final = "README.md"
+#: How many words open an intent, for the share of the most common opening.
+OPENING_WORDS: Final = 2
+
+
+def _shares(counter: Counter[str], total: int) -> dict[str, dict[str, float | int]]:
+    return {
+        k: {"count": n, "share": round(n / total, 4) if total else 0.0}
+        for k, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+    }
+
+
+def mix(items: Sequence[Item]) -> dict[str, Any]:
+    """What the items are made of: counts and shares per tool, rule, language and difficulty, and
+    how many expect nothing (empty answers) or need several steps (plans)."""
+    total = len(items)
+    empty = sum(1 for i in items if not i["expected"])
+    plans = sum(1 for i in items if i["tool"] == PLAN_TOOL)
+    return {
+        "items": total,
+        **{key: _shares(Counter(i[key] for i in items), total)
+           for key in ("tool", "rule", "language", "difficulty", "corpus")},
+        "empty_answers": {"count": empty, "share": round(empty / total, 4) if total else 0.0},
+        "plans": {"count": plans, "share": round(plans / total, 4) if total else 0.0},
+    }  # fmt: skip
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w$.@`'-]+", text.casefold())
+
+
+def diversity(intents: Iterable[str]) -> dict[str, Any]:
+    """Lexical diversity: distinct word 2-grams over all intents (and their share of all 2-grams),
+    and how often the most common openings (first words) start an intent. A few templates
+    repeated show as few distinct 2-grams and one opening taking a large share."""
+    bigrams: Counter[tuple[str, str]] = Counter()
+    openings: Counter[str] = Counter()
+    n = 0
+    for text in intents:
+        words = _words(text)
+        n += 1
+        bigrams.update(itertools.pairwise(words))
+        openings[" ".join(words[:OPENING_WORDS])] += 1
+    total = sum(bigrams.values())
+    top = sorted(openings.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+    return {
+        "intents": n,
+        "distinct_bigrams": len(bigrams),
+        "distinct_bigram_share": round(len(bigrams) / total, 4) if total else 0.0,
+        "top_opening_share": round(top[0][1] / n, 4) if top else 0.0,
+        "top_openings": [{"words": w, "count": c, "share": round(c / n, 4)} for w, c in top],
+    }
+
+
+def card_json_text(card: Mapping[str, Any]) -> str:
+    return json.dumps(card, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _pct(share: float) -> str:
+    return f"{100 * share:.1f}%"
+
+
+def _table(title: str, shares: Mapping[str, Mapping[str, Any]], limit: int = 12) -> list[str]:
+    rows = [f"| {title} | items | share |", "|---|---:|---:|"]
+    items = list(shares.items())
+    rows += [f"| `{k}` | {v['count']} | {_pct(v['share'])} |" for k, v in items[:limit]]
+    if len(items) > limit:
+        rest = sum(v["count"] for _, v in items[limit:])
+        rows.append(f"| {len(items) - limit} more | {rest} | |")
+    return ["", *rows]
+
+
+def _qa_lines(qa: Mapping[str, Any] | None) -> list[str]:
+    if not qa:
+        return ["", "No QA sample reviewed yet (`codesearch dataset sample DIR --n N`, then "
+                    "`--import-verdicts FILE`)."]  # fmt: skip
+    o = qa["overall"]
+    lines = [
+        "",
+        f"Estimated share of correct items: **{_pct(o['share'])}** (95% Wilson interval "
+        f"{_pct(o['low'])} to {_pct(o['high'])}), from {o['reviewed']} reviewed of a sample of "
+        f"{qa['sampled']} ({o['correct']} correct); stratified by {', '.join(qa['stratify'])}.",
+        "",
+        "| stratum | reviewed | correct | share | 95% interval |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name, s in qa["strata"].items():
+        lines.append(f"| `{name}` | {s['reviewed']} | {s['correct']} | {_pct(s['share'])} | "
+                     f"{_pct(s['low'])} to {_pct(s['high'])} |")  # fmt: skip
+    return lines
+
+
+def card_markdown(card: Mapping[str, Any]) -> str:
+    """The README: a YAML header with one config per export format (train and eval splits), then
+    the card in prose and tables."""
+    configs = []
+    for fmt, files in card["exports"].items():
+        configs += [f"  - config_name: {json.dumps(fmt)}", "    data_files:"]
+        for split, f in files.items():
+            configs += [
+                f"      - split: {json.dumps(split)}",
+                f"        path: {json.dumps(f['path'])}",
+            ]
+    header = ["---", f"license: {json.dumps(card['license'])}",
+              f"pretty_name: {json.dumps(card['name'])}",
+              "tags: [\"function-calling\", \"tool-use\", \"code-search\", \"ripgrep\", \"ast-grep\"]",
+              *(["configs:", *configs] if configs else []), "---"]  # fmt: skip
+    m, d = card["mix"], card["diversity"]
+    body = [
+        "",
+        f"# {card['name']}",
+        "",
+        "Code-search tasks (an intent, the `ripgrep_search` / `ast_grep_search` call that answers "
+        "it, the spans it must find), each run again with the real tools and graded before it "
+        "was kept. Built by `codesearch dataset build` from the recipe below.",
+        "",
+        "## Splits (by corpus: no corpus is on both sides)",
+        "",
+        *(f"- {split}: {s['items']} items from {', '.join(s['corpora']) or '-'}"
+          for split, s in card["splits"].items()),
+        "",
+        "## Corpora",
+        "",
+        *(f"- {name}: snapshot `{sid}`" for name, sid in card["corpora"].items()),
+        "",
+        f"Tools: {', '.join(f'{k} ({v})' for k, v in card['tools'].items())}.",
+        "",
+        "## Estimated correctness (QA sample)",
+        *_qa_lines(card.get("qa")),
+        "",
+        "## Mix",
+        "",
+        f"{m['items']} items; empty answers {m['empty_answers']['count']} "
+        f"({_pct(m['empty_answers']['share'])}), plans {m['plans']['count']} "
+        f"({_pct(m['plans']['share'])}).",
+        *_table("tool", m["tool"]),
+        *_table("rule", m["rule"]),
+        *_table("language", m["language"]),
+        *_table("difficulty", m["difficulty"]),
+        "",
+        "## Lexical diversity of the intents",
+        "",
+        f"{d['distinct_bigrams']} distinct word 2-grams ({_pct(d['distinct_bigram_share'])} of "
+        f"all); the most common opening takes {_pct(d['top_opening_share'])}: "
+        + ", ".join(f"\"{o['words']}\" {_pct(o['share'])}" for o in d["top_openings"]) + ".",
+        "",
+        "## How it was built",
+        "",
+        f"Stage counts: `{json.dumps(card['stages'], sort_keys=True)}`",
+        "",
+        f"Recipe `{card['recipe']['path']}`, sha256 `{card['recipe']['sha256']}`:",
+        "",
+        "```toml",
+        card["recipe"]["text"].rstrip("\n"),
+        "```",
+        "",
+    ]  # fmt: skip
+    return "\n".join([*header, *body])
