@@ -152,6 +152,8 @@ def build(recipe: Recipe, out: Path, hooks: Hooks | None = None) -> BuildResult:
             found = work.done(stage)
             hooks.on_stage(stage, found is not None)
             if found is None:
+                if hooks.should_stop():
+                    raise BuildInterrupted(stage)
                 partial = work.partial(stage)
                 _RUN[stage](recipe, work, partial, hooks, stats)
                 work.finish(stage)
@@ -174,7 +176,6 @@ def _synthesize(
     recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]
 ) -> None:
     s = recipe.synthesis
-    counts: dict[str, Any] = {}
     for n, pin in enumerate(recipe.corpora):
         path = part / f"{pin.name}.jsonl"
         if path.is_file():
@@ -205,7 +206,6 @@ def _synthesize(
         if bp.corpus in names
     ]
     _write_lines(part / "seeds.jsonl", sorted(seeds, key=lambda i: i["id"]))
-    del counts
 
 
 def _drafted(work: _Work, recipe: Recipe) -> list[Item]:

@@ -1,0 +1,100 @@
+"""The build: the same recipe gives the same bytes, a stopped build resumes, and an error leaves
+nothing half-written in DIR."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from dataset_support import SMALL, file_hashes, small_variant
+
+from codesearch_core.dataset import STAGES, BuildInterrupted, BuildResult, Hooks, build, load_recipe
+from codesearch_core.errors import InputFileError
+
+
+def test_a_build_writes_the_splits_the_exports_and_the_card(small_build: BuildResult) -> None:
+    out, card = small_build.out, small_build.card
+    train = [json.loads(line) for line in (out / "data/train.jsonl").read_text().splitlines()]
+    held = [json.loads(line) for line in (out / "data/eval.jsonl").read_text().splitlines()]
+    assert {i["corpus"] for i in train} == {"webshop"} and {i["corpus"] for i in held} == {"ledger"}
+    assert all(i["verified"]["ok"] and i["verified"]["reward"] >= 0.9 for i in train + held)
+    assert card["splits"]["train"]["items"] == len(train) and card["splits"]["eval"][
+        "items"
+    ] == len(held)
+    for fmt in ("xlam", "hf-chat", "hf-prompts"):
+        assert card["exports"][fmt]["train"]["rows"] == len(train)  # no plan among the seeds here
+        assert (out / f"exports/{fmt}/eval.jsonl").is_file()
+    assert card["recipe"]["text"] == SMALL.read_text(encoding="utf-8")
+    assert set(card["corpora"]) == {"webshop", "ledger"} and set(card["tools"]) >= {
+        "rg",
+        "ast-grep",
+    }
+    assert {"tool", "rule", "language", "difficulty", "empty_answers", "plans"} <= set(card["mix"])
+    assert card["diversity"]["distinct_bigrams"] > 0
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert card["recipe"]["sha256"] in readme and 'config_name: "xlam"' in readme
+
+
+def test_the_mix_caps_hold_in_the_built_data_set(small_build: BuildResult) -> None:
+    mix = small_build.card["mix"]
+    assert all(v["share"] <= 0.5 for k, v in mix["rule"].items() if k != "seed")
+    assert all(v["share"] <= 0.9 for v in mix["tool"].values())
+    assert mix["tool"]["ripgrep_search"]["share"] >= 0.1
+
+
+@pytest.mark.slow
+def test_building_twice_gives_identical_files(small_build: BuildResult, tmp_path: Path) -> None:
+    again = build(load_recipe(SMALL), tmp_path / "again")
+    assert again.resumed == ()
+    assert file_hashes(again.out) == file_hashes(small_build.out)
+
+
+@pytest.mark.slow
+def test_a_stopped_build_resumes_from_its_last_finished_stage(
+    small_build: BuildResult, tmp_path: Path
+) -> None:
+    out = tmp_path / "ds"
+    started: list[str] = []
+
+    def on_stage(stage: str, resumed: bool) -> None:
+        started.append(stage)
+
+    # Stopped as the filter stage is about to start: synthesize and verify are finished.
+    with pytest.raises(BuildInterrupted) as stop:
+        build(
+            load_recipe(SMALL),
+            out,
+            Hooks(on_stage=on_stage, should_stop=lambda: "filter" in started),
+        )
+    assert stop.value.stage == "filter"
+    assert not (out / "data").exists() and not (out / "card.json").exists()
+    assert sorted(p.name for p in (out / ".work").iterdir() if not p.name.startswith(".")) == [
+        "key", "synthesize", "verify",
+    ]  # fmt: skip
+    again = build(load_recipe(SMALL), out)
+    assert again.resumed == STAGES[:2]
+    assert file_hashes(out) == file_hashes(small_build.out)
+
+
+def _ledger_only(tmp_path: Path, mix: str) -> Path:
+    """The small recipe on ledger alone (10 files: a build of a few seconds), with `mix`."""
+    webshop = 'name = "webshop"\nsnapshot = "4204ea579f3e895a41b6ff7511e969ad35dea0e4e7da9eb711dffb107f2e7a29"'
+    return small_variant(
+        tmp_path,
+        (f"[[corpora]]\n{webshop}\n\n", ""),
+        ('train = ["webshop"]\neval = ["ledger"]', 'train = ["ledger"]'),
+        ("max_tool_share = 0.9", mix),
+    )
+
+
+def test_a_build_that_fails_leaves_nothing_half_written_in_its_folder(tmp_path: Path) -> None:
+    out = tmp_path / "ds"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    # No tool may have any share: no item is left, the filter stage fails.
+    with pytest.raises(InputFileError, match="no item is left after the filters and mix caps"):
+        build(load_recipe(_ledger_only(tmp_path, "max_tool_share = 0.0")), out)
+    visible = sorted(str(p.relative_to(out)) for p in out.rglob("*") if ".work" not in p.parts)
+    assert visible == ["notes.txt"]
+    assert not list((out / ".work").glob("*.tmp")) and not (out / ".work" / "filter").exists()
