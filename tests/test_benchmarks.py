@@ -88,3 +88,9 @@ def test_the_gym_server_benchmark_runs_on_a_few_blueprints() -> None:
 def test_the_trajectory_view_benchmark_runs() -> None:
     out = run_benchmark("bench_trajectory.py", "--reps", "1")
     assert "| build and draw it (`pages/_trajectory.show` in AppTest) |" in out
+
+
+@pytest.mark.slow
+def test_the_dataset_benchmark_runs_on_the_small_recipe() -> None:
+    out = run_benchmark("bench_dataset.py", "--recipe", "tests/dataset/small.toml")
+    assert "| synthesize |" in out and "| webshop |" in out
