@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from codesearch_core.dataset import Hooks, build, load_recipe  # noqa: E402
+from codesearch_core.dataset import Hooks, build_dataset, load_recipe  # noqa: E402
 
 GOAL_ITEMS = 2000
 GOAL_CORPORA = 6
@@ -57,25 +57,29 @@ def main() -> int:
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args()
     recipe = load_recipe(args.recipe)
+    path = args.recipe.resolve()
+    shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
     load = os.getloadavg()[0]
     clock = Clock()
     with tempfile.TemporaryDirectory() as tmp:
-        result = build(recipe, Path(tmp) / "ds", Hooks(clock.on_stage, clock.on_progress))
+        result = build_dataset(recipe, Path(tmp) / "ds", Hooks(clock.on_stage, clock.on_progress))
         ended = time.perf_counter()
     card = result.card
     total_s = ended - clock.started
     stage_s = clock.stage_seconds(ended)
     synth_start = clock.stages["synthesize"]
-    corpus_s = [b - a for a, b in zip([synth_start, *clock.corpus_done], clock.corpus_done, strict=False)]
+    corpus_s = [
+        b - a for a, b in zip([synth_start, *clock.corpus_done], clock.corpus_done, strict=False)
+    ]
     kept_by_corpus = {k: v["count"] for k, v in card["mix"]["corpus"].items()}
     synth = card["stages"]["synthesis"]
     real = [c for c, n in kept_by_corpus.items() if n > 0]
     kept = card["stages"]["kept"]
     splits = ", ".join(f"{k} {v['items']}" for k, v in card["splits"].items())
     lines = [
-        "# Data set build: recipes/real-code.toml",
+        f"# Data set build: {shown}",
         "",
-        f"`dataset build {args.recipe.relative_to(REPO)}` into a fresh folder, template intents. "
+        f"`dataset build {shown}` into a fresh folder, template intents. "
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()};"
         f" load average {load:.1f} at start. Goal: >= {GOAL_ITEMS} verified, de-duplicated items "
         f"from >= {GOAL_CORPORA} real corpora in <= {GOAL_MINUTES:.0f} minutes on 2 cores.",

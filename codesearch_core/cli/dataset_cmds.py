@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from codesearch_core.dataset import STAGES, BuildInterrupted, Hooks, build, load_recipe
+    from codesearch_core.dataset import STAGES, BuildInterrupted, Hooks, build_dataset, load_recipe
 
     recipe = load_recipe(args.recipe)
     bars: dict[str, Progress] = {}
@@ -84,7 +84,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     try:
         with stop_on_ctrl_c("the stage in flight") as ctrl_c:
-            result = build(recipe, args.out, Hooks(on_stage, on_progress, ctrl_c.is_set))
+            result = build_dataset(recipe, args.out, Hooks(on_stage, on_progress, ctrl_c.is_set))
     except BuildInterrupted as stop:
         print(f"interrupted during {stop.stage}: the stages finished before it are kept in "
               f"{args.out}/.work; run the same command again to go on", file=sys.stderr)  # fmt: skip

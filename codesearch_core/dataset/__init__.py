@@ -3,13 +3,19 @@ stages, resumable and deterministic (`dataset.build`), the items (`dataset.items
 keeps (`dataset.select`: filters, de-duplication, mix caps), its card (`dataset.card`) and the QA
 sample with its measured error rate (`dataset.sample`).
 
-Public API: `load_recipe`, `Recipe`, `RecipeError`, `build`, `Hooks`, `BuildResult`,
+Public API: `load_recipe`, `Recipe`, `RecipeError`, `build_dataset`, `Hooks`, `BuildResult`,
 `BuildInterrupted`, `STAGES`, `draw_sample`, `import_verdicts`, `estimate`, `render_card`.
 Imports `synthesis`, `verify`, `export`, `store` (types) and below: a recipe only orchestrates
 what those layers do.
 """
 
-from codesearch_core.dataset.build import STAGES, BuildInterrupted, BuildResult, Hooks, build
+from codesearch_core.dataset.build import (
+    STAGES,
+    BuildInterrupted,
+    BuildResult,
+    Hooks,
+    build_dataset,
+)
 from codesearch_core.dataset.recipe import Recipe, RecipeError, load_recipe
 from codesearch_core.dataset.sample import draw_sample, estimate, import_verdicts, render_card
 
@@ -20,7 +26,7 @@ __all__ = [
     "Hooks",
     "Recipe",
     "RecipeError",
-    "build",
+    "build_dataset",
     "draw_sample",
     "estimate",
     "import_verdicts",

@@ -1,4 +1,4 @@
-"""`build`: a recipe's stages, synthesize → verify → filter → split → export → card, each writing
+"""`build_dataset`: a recipe's stages, synthesize → verify → filter → split → export → card, each writing
 its output under `DIR/.work/<stage>` and only then marking it done, so a stop (Ctrl-C, a kill,
 a full disk) and a second run resume from the last finished stage.
 
@@ -137,7 +137,7 @@ def _write_lines(path: Path, items: Sequence[Item]) -> None:
     os.replace(tmp, path)
 
 
-def build(recipe: Recipe, out: Path, hooks: Hooks | None = None) -> BuildResult:
+def build_dataset(recipe: Recipe, out: Path, hooks: Hooks | None = None) -> BuildResult:
     """Run the recipe's stages into `out` (resuming finished ones); raises BuildInterrupted when
     stopped, StoreError when a file cannot be written (DIR keeps what it had)."""
     hooks = hooks or Hooks()

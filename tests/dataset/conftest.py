@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from dataset_support import SMALL
 
-from codesearch_core.dataset import BuildResult, build, load_recipe
+from codesearch_core.dataset import BuildResult, build_dataset, load_recipe
 
 
 @pytest.fixture(scope="session")
 def small_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    return build(load_recipe(SMALL), tmp_path_factory.mktemp("small") / "ds")
+    return build_dataset(load_recipe(SMALL), tmp_path_factory.mktemp("small") / "ds")
 
 
 @pytest.fixture

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from dataset_support import SMALL, file_hashes, small_variant
 
-from codesearch_core.dataset import STAGES, BuildInterrupted, BuildResult, Hooks, build, load_recipe
+from codesearch_core.dataset import (
+    STAGES,
+    BuildInterrupted,
+    BuildResult,
+    Hooks,
+    build_dataset,
+    load_recipe,
+)
 from codesearch_core.errors import InputFileError
 
 
@@ -45,7 +52,7 @@ def test_the_mix_caps_hold_in_the_built_data_set(small_build: BuildResult) -> No
 
 @pytest.mark.slow
 def test_building_twice_gives_identical_files(small_build: BuildResult, tmp_path: Path) -> None:
-    again = build(load_recipe(SMALL), tmp_path / "again")
+    again = build_dataset(load_recipe(SMALL), tmp_path / "again")
     assert again.resumed == ()
     assert file_hashes(again.out) == file_hashes(small_build.out)
 
@@ -62,7 +69,7 @@ def test_a_stopped_build_resumes_from_its_last_finished_stage(
 
     # Stopped as the filter stage is about to start: synthesize and verify are finished.
     with pytest.raises(BuildInterrupted) as stop:
-        build(
+        build_dataset(
             load_recipe(SMALL),
             out,
             Hooks(on_stage=on_stage, should_stop=lambda: "filter" in started),
@@ -72,7 +79,7 @@ def test_a_stopped_build_resumes_from_its_last_finished_stage(
     assert sorted(p.name for p in (out / ".work").iterdir() if not p.name.startswith(".")) == [
         "key", "synthesize", "verify",
     ]  # fmt: skip
-    again = build(load_recipe(SMALL), out)
+    again = build_dataset(load_recipe(SMALL), out)
     assert again.resumed == STAGES[:2]
     assert file_hashes(out) == file_hashes(small_build.out)
 
@@ -94,7 +101,7 @@ def test_a_build_that_fails_leaves_nothing_half_written_in_its_folder(tmp_path: 
     (out / "notes.txt").write_text("mine\n")
     # No tool may have any share: no item is left, the filter stage fails.
     with pytest.raises(InputFileError, match="no item is left after the filters and mix caps"):
-        build(load_recipe(_ledger_only(tmp_path, "max_tool_share = 0.0")), out)
+        build_dataset(load_recipe(_ledger_only(tmp_path, "max_tool_share = 0.0")), out)
     visible = sorted(str(p.relative_to(out)) for p in out.rglob("*") if ".work" not in p.parts)
     assert visible == ["notes.txt"]
     assert not list((out / ".work").glob("*.tmp")) and not (out / ".work" / "filter").exists()
