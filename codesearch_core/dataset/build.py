@@ -46,6 +46,7 @@ from codesearch_core.dataset.recipe import Recipe
 from codesearch_core.dataset.select import read_drop_list, select
 from codesearch_core.errors import InputFileError, StoreError
 from codesearch_core.export import (
+    Observer,
     code_version,
     single_call_records,
     tool_versions,
@@ -193,10 +194,11 @@ def _synthesize(
         if report is not None and report.stopped:
             raise BuildInterrupted("synthesize")
         items = sorted((item_from_draft(d) for d in sink.drafts), key=lambda i: i["id"])
-        _write_lines(path, items)
+        # The counts first: the drafts' file is what marks the corpus done.
         (part / f"{pin.name}.counts.json").write_text(
             json.dumps(report.counts.to_dict() if report else {"nothing_to_mine": True},
                        sort_keys=True) + "\n")  # fmt: skip
+        _write_lines(path, items)
         hooks.on_progress("synthesize", n + 1, len(recipe.corpora))
     names = set(recipe.corpus_names)
     seeds = [
@@ -255,6 +257,7 @@ def _split(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[st
 
 def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]) -> None:
     files: dict[str, dict[str, Any]] = {}
+    observer = Observer()  # the observed layouts share each call's run
     for side in SPLITS:
         items = read_items(work.root / "split" / f"{side}.jsonl")
         # A plan is several calls; every layout here holds one call per answer (as exports do).
@@ -265,7 +268,9 @@ def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[s
             rel = f"exports/{fmt.value}/{side}.jsonl"
             (part / rel).parent.mkdir(parents=True, exist_ok=True)
             result = write_jsonl_atomic(
-                part / rel, single_call_records(fmt, rows, with_meta=recipe.exports.with_meta)
+                part / rel, single_call_records(
+                    fmt, rows, with_meta=recipe.exports.with_meta, observer=observer
+                )
             )
             files.setdefault(fmt.value, {})[side] = {"path": rel, "rows": result.rows,
                                                      "sha256": result.sha256}  # fmt: skip

@@ -7,7 +7,7 @@ Public API: `export` (one entry point for every format), `preview`, `ExportForma
 back by `read_turns` for the gym's replay check; `episode_turns`: the turns a stored episode
 exports), `single_call_records` (the one-call layouts of rows from no store: a data set build's
 items), `write_jsonl_atomic`, `tool_versions`, `code_version`,
-`CodeSearchReward`, `observation_text` (a tool's answer as a model is shown it, which the gym
+`CodeSearchReward`, `Observer` (each call run once per export), `observation_text` (a tool's answer as a model is shown it, which the gym
 shows too); evaluation (`evaluate`: an engine's answers run and graded into an eval run
 the store keeps, `compare`, `import_json_runs`). Imports `store`, `engines` (the prompt and the
 repair of model output) and below.
@@ -25,7 +25,7 @@ from codesearch_core.export.evaluation import (
     import_json_runs,
     left_out,
 )
-from codesearch_core.export.observe import OBSERVATION_MAX_LINE, observation_text
+from codesearch_core.export.observe import OBSERVATION_MAX_LINE, Observer, observation_text
 from codesearch_core.export.records import (
     ALWAYS_REFERENCE,
     EPISODE_FORMATS,
@@ -55,6 +55,7 @@ __all__ = [
     "METRICS",
     "OBSERVATION_MAX_LINE",
     "OBSERVED",
+    "Observer",
     "PARSE_FAILURE_REWARD",
     "RANKED",
     "CodeSearchReward",

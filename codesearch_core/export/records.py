@@ -497,13 +497,18 @@ def _episode_records(
 
 
 def single_call_records(
-    fmt: ExportFormat | str, rows: Iterable[tuple[ExportRow, Sequence[Span]]], *, with_meta: bool
+    fmt: ExportFormat | str,
+    rows: Iterable[tuple[ExportRow, Sequence[Span]]],
+    *,
+    with_meta: bool,
+    observer: Observer | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The records of rows that come from no store (a data set build's verified items, each a
     gold reference call with its expected spans), in the rows' order, for the one-call-per-answer
-    layouts. The observed layouts run each call on its corpus, as `records` does."""
+    layouts. The observed layouts run each call on its corpus, as `records` does; one `observer`
+    shared by several calls runs each call once for all of them."""
     fmt = ExportFormat(fmt)
-    observer = Observer()
+    observer = observer or Observer()
     observed_builders = {
         ExportFormat.HF_CHAT: hf_chat_record,
         ExportFormat.OPENAI_SFT: openai_sft_record,
