@@ -268,9 +268,10 @@ def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[s
             rel = f"exports/{fmt.value}/{side}.jsonl"
             (part / rel).parent.mkdir(parents=True, exist_ok=True)
             result = write_jsonl_atomic(
-                part / rel, single_call_records(
+                part / rel,
+                single_call_records(
                     fmt, rows, with_meta=recipe.exports.with_meta, observer=observer
-                )
+                ),
             )
             files.setdefault(fmt.value, {})[side] = {"path": rel, "rows": result.rows,
                                                      "sha256": result.sha256}  # fmt: skip
