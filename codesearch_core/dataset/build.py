@@ -4,8 +4,9 @@ a full disk) and a second run resume from the last finished stage.
 
 A stage is built in `DIR/.work/.<stage>.partial` and renamed to `DIR/.work/<stage>` when
 complete: the rename is the mark. Synthesis keeps each corpus's drafts as it finishes them, so a
-stop midway loses one corpus at most. `.work` belongs to one recipe: another recipe (or another
-drop list) starts over. The files a user reads (`data/`, `exports/`, `card.json`, `README.md`)
+stop midway loses one corpus at most. Each stage's folder holds the key of what it was made from
+(`stage_keys`: its recipe tables and the stage before it): an edited recipe reruns the first stage
+it touches and those after it (new mix caps: filter to card; new corpora: all). The files a user reads (`data/`, `exports/`, `card.json`, `README.md`)
 are put in DIR only after every stage finished, each by an atomic rename: nothing half-written.
 
 Deterministic: every order is sorted or a seeded hash, the seeds are the recipe's, no time is
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +60,7 @@ from codesearch_core.synthesis import NothingToMineError, TemplateWriter, synthe
 
 STAGES: Final = ("synthesize", "verify", "filter", "split", "export", "card")
 WORK: Final = ".work"
+KEY: Final = ".key"
 SPLITS: Final = ("train", "eval")
 
 
@@ -97,22 +100,58 @@ class _DraftList:
         return True
 
 
-def build_key(recipe: Recipe) -> str:
-    """What `.work` was made from: the recipe's bytes, its corpora's snapshots, the drop list."""
-    drop = recipe.filters.drop
-    drop_text = drop.read_text(encoding="utf-8") if drop is not None and drop.is_file() else ""
-    pins = "\n".join(f"{c.name} {c.snapshot}" for c in recipe.corpora)
-    return sha256_hex(f"{recipe.text}\n{pins}\n{drop_text}\n{code_version()}")
+#: The recipe tables each stage reads (beyond what the stages before it read).
+STAGE_INPUTS: Final[dict[str, tuple[str, ...]]] = {
+    "synthesize": ("corpora", "synthesis"),  # and the seed files' bytes, wherever they are
+    "verify": ("verify",),
+    "filter": ("filters", "mix"),
+    "split": ("split",),
+    "export": ("export",),
+    "card": ("dataset",),
+}
+
+
+def _file_text(path: Path | None) -> str:
+    return path.read_text(encoding="utf-8") if path is not None and path.is_file() else ""
+
+
+def stage_keys(recipe: Recipe) -> dict[str, str]:
+    """What each stage's output was made from: its tables of the recipe, and the key of the
+    stage before it (so an edit reruns that stage and those after it, never those before). The
+    corpora's snapshots, the seed files' and the drop list's bytes count, as does the code's
+    version; the card's key is the whole recipe's text, which it embeds."""
+    tables = tomllib.loads(recipe.text)
+    extra = {
+        "synthesize": "\n".join(
+            [*(f"{c.name} {c.snapshot}" for c in recipe.corpora),
+             *(_file_text(f) for f in recipe.seed_files)]),
+        "filter": _file_text(recipe.filters.drop),
+        "card": recipe.text,
+    }  # fmt: skip
+    keys: dict[str, str] = {}
+    previous = code_version()
+    for stage in STAGES:
+        read = {t: tables.get(t) for t in STAGE_INPUTS[stage]}
+        previous = sha256_hex(
+            f"{previous}\n{json.dumps(read, sort_keys=True, default=str)}\n{extra.get(stage, '')}"
+        )
+        keys[stage] = previous
+    return keys
 
 
 class _Work:
-    def __init__(self, out: Path, key: str) -> None:
+    """The stages' folders under DIR/.work, each with the key it was made for."""
+
+    def __init__(self, out: Path, keys: dict[str, str]) -> None:
         self.root = out / WORK
-        marker = self.root / "key"
-        if self.root.exists() and (not marker.is_file() or marker.read_text() != key):
-            shutil.rmtree(self.root)  # another recipe's stages: none of them applies
+        self.keys = keys
         self.root.mkdir(parents=True, exist_ok=True)
-        marker.write_text(key)
+        stale = False
+        for stage in STAGES:
+            for path in (self.root / stage, self.root / f".{stage}.partial"):
+                stale = stale or (path.is_dir() and _key(path) != keys[stage])
+                if stale and path.exists():
+                    shutil.rmtree(path)  # made for another recipe: this stage and the later ones
 
     def done(self, stage: str) -> Path | None:
         path = self.root / stage
@@ -121,11 +160,19 @@ class _Work:
     def partial(self, stage: str) -> Path:
         path = self.root / f".{stage}.partial"
         path.mkdir(exist_ok=True)
+        (path / KEY).write_text(self.keys[stage])
         return path
 
     def finish(self, stage: str) -> Path:
         os.replace(self.root / f".{stage}.partial", self.root / stage)
         return self.root / stage
+
+
+def _key(path: Path) -> str | None:
+    try:
+        return (path / KEY).read_text()
+    except OSError:
+        return None
 
 
 def _write_lines(path: Path, items: Sequence[Item]) -> None:
@@ -146,7 +193,7 @@ def build_dataset(recipe: Recipe, out: Path, hooks: Hooks | None = None) -> Buil
     if out.exists() and not out.is_dir():
         raise InputFileError(f"{out} is a file; give a folder for the data set")
     try:
-        work = _Work(out, build_key(recipe))
+        work = _Work(out, stage_keys(recipe))
         resumed: list[str] = []
         stats: dict[str, Any] = {}
         for stage in STAGES:

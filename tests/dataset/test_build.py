@@ -77,7 +77,7 @@ def test_a_stopped_build_resumes_from_its_last_finished_stage(
     assert stop.value.stage == "filter"
     assert not (out / "data").exists() and not (out / "card.json").exists()
     assert sorted(p.name for p in (out / ".work").iterdir() if not p.name.startswith(".")) == [
-        "key", "synthesize", "verify",
+        "synthesize", "verify",
     ]  # fmt: skip
     again = build_dataset(load_recipe(SMALL), out)
     assert again.resumed == STAGES[:2]
@@ -105,3 +105,12 @@ def test_a_build_that_fails_leaves_nothing_half_written_in_its_folder(tmp_path: 
     visible = sorted(str(p.relative_to(out)) for p in out.rglob("*") if ".work" not in p.parts)
     assert visible == ["notes.txt"]
     assert not list((out / ".work").glob("*.tmp")) and not (out / ".work" / "filter").exists()
+
+
+@pytest.mark.slow
+def test_new_mix_caps_rerun_the_filter_and_the_stages_after_it_only(built_copy: Path) -> None:
+    recipe = small_variant(built_copy.parent, ("max_rule_share = 0.5", "max_rule_share = 0.3"))
+    again = build_dataset(load_recipe(recipe), built_copy)
+    assert again.resumed == ("synthesize", "verify")
+    assert all(v["share"] <= 0.3 for k, v in again.card["mix"]["rule"].items() if k != "seed")
+    assert "max_rule_share = 0.3" in (built_copy / "README.md").read_text()
