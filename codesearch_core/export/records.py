@@ -514,12 +514,13 @@ def single_call_records(
         ExportFormat.OPENAI_SFT: openai_sft_record,
         ExportFormat.SHAREGPT: sharegpt_record,
     }
-    for index, (row, expected) in enumerate(rows):
-        assert row.call_json is not None
-        if fmt in observed_builders:
-            observed = observer.observe(row.call_json, row.corpus, expected)
-            yield observed_builders[fmt](row, observed, with_meta=with_meta)
-        elif fmt is ExportFormat.XLAM:
+    if fmt in observed_builders:
+        build = observed_builders[fmt]
+        for row, observed in _observed_rows(rows, observer):
+            yield build(row, observed, with_meta=with_meta)
+        return
+    for index, (row, _) in enumerate(rows):
+        if fmt is ExportFormat.XLAM:
             yield xlam_record(index, row, with_meta=with_meta)
         elif fmt is ExportFormat.HF_PROMPTS:
             yield hf_prompts_record(row, with_meta=with_meta)
@@ -529,3 +530,23 @@ def single_call_records(
             raise InputFileError(
                 f"{fmt.value} pairs answers with rejected ones; rows without reviews have none"
             )
+
+
+def _observed_rows(
+    rows: Iterable[tuple[ExportRow, Sequence[Span]]], observer: Observer
+) -> Iterator[tuple[ExportRow, Observed]]:
+    """Each row with its call run, in order; the runs overlap on a few threads, `OBSERVE_AHEAD`
+    rows ahead (as `_observed` does for the store's rows)."""
+    pending: deque[tuple[ExportRow, Future[Observed]]] = deque()
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for row, expected in rows:
+            assert row.call_json is not None
+            pending.append(
+                (row, pool.submit(observer.observe, row.call_json, row.corpus, expected))
+            )
+            if len(pending) >= OBSERVE_AHEAD:
+                done, job = pending.popleft()
+                yield done, job.result()
+        while pending:
+            done, job = pending.popleft()
+            yield done, job.result()
