@@ -96,7 +96,9 @@ def main() -> int:
         "| corpus | synthesized (kept drafts) | synthesis seconds | items in the data set |",
         "|---|---:|---:|---:|",
     ]
-    for (name, counts), secs in zip(synth.items(), corpus_s, strict=False):
+    # Synthesis finishes the corpora in the recipe's order (the card's dict is sorted by name).
+    for name, secs in zip(recipe.corpus_names, corpus_s, strict=False):
+        counts = synth.get(name, {})
         lines.append(f"| {name} | {counts.get('kept', 0)} | {secs:.1f} | "
                      f"{kept_by_corpus.get(name, 0)} |")  # fmt: skip
     d = card["diversity"]
