@@ -195,7 +195,6 @@ def build_dataset(recipe: Recipe, out: Path, hooks: Hooks | None = None) -> Buil
     try:
         work = _Work(out, stage_keys(recipe))
         resumed: list[str] = []
-        stats: dict[str, Any] = {}
         for stage in STAGES:
             found = work.done(stage)
             hooks.on_stage(stage, found is not None)
@@ -203,7 +202,7 @@ def build_dataset(recipe: Recipe, out: Path, hooks: Hooks | None = None) -> Buil
                 if hooks.should_stop():
                     raise BuildInterrupted(stage)
                 partial = work.partial(stage)
-                _RUN[stage](recipe, work, partial, hooks, stats)
+                _RUN[stage](recipe, work, partial, hooks)
                 work.finish(stage)
             else:
                 resumed.append(stage)
@@ -220,9 +219,7 @@ def build_dataset(recipe: Recipe, out: Path, hooks: Hooks | None = None) -> Buil
 # --- the stages --------------------------------------------------------------------------------
 
 
-def _synthesize(
-    recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]
-) -> None:
+def _synthesize(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     s = recipe.synthesis
     for n, pin in enumerate(recipe.corpora):
         path = part / f"{pin.name}.jsonl"
@@ -266,7 +263,7 @@ def _drafted(work: _Work, recipe: Recipe) -> list[Item]:
     return sorted(unique.values(), key=lambda i: i["id"])
 
 
-def _verify(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]) -> None:
+def _verify(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     items = _drafted(work, recipe)
     v = recipe.verification
     verified = verify_items(
@@ -278,7 +275,7 @@ def _verify(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[s
     _write_lines(part / "items.jsonl", verified)
 
 
-def _filter(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]) -> None:
+def _filter(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     items = read_items(work.root / "verify" / "items.jsonl")
     drop_path = recipe.filters.drop
     drop = set()
@@ -294,7 +291,7 @@ def _filter(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[s
     (part / "dropped.json").write_text(json.dumps(dict(sorted(chosen.dropped.items()))) + "\n")
 
 
-def _split(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]) -> None:
+def _split(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     items = read_items(work.root / "filter" / "items.jsonl")
     for side in SPLITS:
         _write_lines(
@@ -302,7 +299,7 @@ def _split(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[st
         )
 
 
-def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]) -> None:
+def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     files: dict[str, dict[str, Any]] = {}
     observer = Observer()  # the observed layouts share each call's run
     for side in SPLITS:
@@ -325,7 +322,7 @@ def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[s
     (part / "files.json").write_text(json.dumps(files, sort_keys=True) + "\n")
 
 
-def _card(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str, Any]) -> None:
+def _card(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     synth = {}
     for name in recipe.corpus_names:
         path = work.root / "synthesize" / f"{name}.counts.json"
@@ -368,7 +365,7 @@ def _card(recipe: Recipe, work: _Work, part: Path, hooks: Hooks, stats: dict[str
     (part / CARD_README).write_text(card_markdown(card), encoding="utf-8")
 
 
-_RUN: Final[dict[str, Callable[[Recipe, _Work, Path, Hooks, dict[str, Any]], None]]] = {
+_RUN: Final[dict[str, Callable[[Recipe, _Work, Path, Hooks], None]]] = {
     "synthesize": _synthesize, "verify": _verify, "filter": _filter, "split": _split,
     "export": _export, "card": _card,
 }  # fmt: skip
