@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -306,6 +306,14 @@ def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
         items = read_items(work.root / "split" / f"{side}.jsonl")
         # A plan is several calls; every layout here holds one call per answer (as exports do).
         rows = [(export_row(i), spans_of(i)) for i in items if i["tool"] != PLAN_TOOL]
+
+        def stoppable(rows: list[Any] = rows) -> Iterator[Any]:
+            # An observed layout runs every call: a stop is heard between rows, not after the file.
+            for row in rows:
+                if hooks.should_stop():
+                    raise BuildInterrupted("export")
+                yield row
+
         for fmt in recipe.exports.formats:
             if hooks.should_stop():
                 raise BuildInterrupted("export")
@@ -314,7 +322,7 @@ def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
             result = write_jsonl_atomic(
                 part / rel,
                 single_call_records(
-                    fmt, rows, with_meta=recipe.exports.with_meta, observer=observer
+                    fmt, stoppable(), with_meta=recipe.exports.with_meta, observer=observer
                 ),
             )
             files.setdefault(fmt.value, {})[side] = {"path": rel, "rows": result.rows,

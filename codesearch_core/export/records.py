@@ -538,7 +538,8 @@ def _observed_rows(
     """Each row with its call run, in order; the runs overlap on a few threads, `OBSERVE_AHEAD`
     rows ahead (as `_observed` does for the store's rows)."""
     pending: deque[tuple[ExportRow, Future[Observed]]] = deque()
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+    try:
         for row, expected in rows:
             assert row.call_json is not None
             pending.append(
@@ -550,3 +551,6 @@ def _observed_rows(
         while pending:
             done, job = pending.popleft()
             yield done, job.result()
+    finally:
+        # A stopped export (Ctrl-C, a closed stream) does not wait for the runs queued ahead.
+        pool.shutdown(wait=True, cancel_futures=True)
