@@ -25,6 +25,7 @@ from codesearch_core.export.evaluation import (
     import_json_runs,
     left_out,
 )
+from codesearch_core.export.items import single_call_records
 from codesearch_core.export.observe import OBSERVATION_MAX_LINE, Observer, observation_text
 from codesearch_core.export.records import (
     ALWAYS_REFERENCE,
@@ -33,7 +34,6 @@ from codesearch_core.export.records import (
     RANKED,
     ExportFormat,
     episode_counts,
-    single_call_records,
 )
 from codesearch_core.export.rl_reward import PARSE_FAILURE_REWARD, CodeSearchReward, completion_text
 from codesearch_core.export.writers import (

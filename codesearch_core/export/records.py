@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
@@ -43,7 +43,7 @@ from codesearch_core.export.targets import (
     openai_sft_record,
     sharegpt_record,
 )
-from codesearch_core.models import Blueprint, Span, Split, ToolCall, ToolName
+from codesearch_core.models import Blueprint, Split, ToolCall, ToolName
 from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store, StoredEpisode
 from codesearch_core.tools import check_runnable, parse_tool_call
 
@@ -494,63 +494,3 @@ def _episode_records(
         yield episodes.agent_record(
             fmt.value, episode, turns, opening, frame.tools, with_meta=with_meta
         )
-
-
-def single_call_records(
-    fmt: ExportFormat | str,
-    rows: Iterable[tuple[ExportRow, Sequence[Span]]],
-    *,
-    with_meta: bool,
-    observer: Observer | None = None,
-) -> Iterator[dict[str, Any]]:
-    """The records of rows that come from no store (a data set build's verified items, each a
-    gold reference call with its expected spans), in the rows' order, for the one-call-per-answer
-    layouts. The observed layouts run each call on its corpus, as `records` does; one `observer`
-    shared by several calls runs each call once for all of them."""
-    fmt = ExportFormat(fmt)
-    observer = observer or Observer()
-    observed_builders = {
-        ExportFormat.HF_CHAT: hf_chat_record,
-        ExportFormat.OPENAI_SFT: openai_sft_record,
-        ExportFormat.SHAREGPT: sharegpt_record,
-    }
-    if fmt in observed_builders:
-        build = observed_builders[fmt]
-        for row, observed in _observed_rows(rows, observer):
-            yield build(row, observed, with_meta=with_meta)
-        return
-    for index, (row, _) in enumerate(rows):
-        if fmt is ExportFormat.XLAM:
-            yield xlam_record(index, row, with_meta=with_meta)
-        elif fmt is ExportFormat.HF_PROMPTS:
-            yield hf_prompts_record(row, with_meta=with_meta)
-        elif fmt is ExportFormat.CHAT:
-            yield chat_record(row, with_meta=with_meta)
-        else:
-            raise InputFileError(
-                f"{fmt.value} pairs answers with rejected ones; rows without reviews have none"
-            )
-
-
-def _observed_rows(
-    rows: Iterable[tuple[ExportRow, Sequence[Span]]], observer: Observer
-) -> Iterator[tuple[ExportRow, Observed]]:
-    """Each row with its call run, in order; the runs overlap on a few threads, `OBSERVE_AHEAD`
-    rows ahead (as `_observed` does for the store's rows)."""
-    pending: deque[tuple[ExportRow, Future[Observed]]] = deque()
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
-    try:
-        for row, expected in rows:
-            assert row.call_json is not None
-            pending.append(
-                (row, pool.submit(observer.observe, row.call_json, row.corpus, expected))
-            )
-            if len(pending) >= OBSERVE_AHEAD:
-                done, job = pending.popleft()
-                yield done, job.result()
-        while pending:
-            done, job = pending.popleft()
-            yield done, job.result()
-    finally:
-        # A stopped export (Ctrl-C, a closed stream) does not wait for the runs queued ahead.
-        pool.shutdown(wait=True, cancel_futures=True)
