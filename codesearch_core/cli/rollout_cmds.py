@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codesearch_core.errors import InputFileError
+
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
 #: `gym.DEFAULT_MIN_REWARD`, named here so that building the parser does not import the gym (a
@@ -21,6 +23,7 @@ DEFAULT_MIN_REWARD = 0.9
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     from codesearch_core.cli.gym_cmds import add_agent_arguments, add_task_set_arguments
     from codesearch_core.cli.propose_cmds import add_engine_arguments
+    from codesearch_core.cli.verify_cmds import add_ray_argument
 
     p = sub.add_parser(
         "rollouts",
@@ -43,6 +46,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
                    help=f"keep episodes with at least this reward (default {DEFAULT_MIN_REWARD})")  # fmt: skip
     add_task_set_arguments(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_ray_argument(p, "play each task's episodes as a Ray task (engines reference, import, "
+                     "openai; serve a vLLM model and use openai)")  # fmt: skip
     add_engine_arguments(p)
     add_agent_arguments(p, with_flag=False)
     p.set_defaults(func=cmd_rollouts, n=1, skip_bad=False)
@@ -55,18 +60,26 @@ def cmd_rollouts(args: argparse.Namespace) -> int:
     from codesearch_core.gym import check_rollout_args, rollouts
 
     check_rollout_args(args.k, args.min_reward, k_name="--k", reward_name="--min-reward")
+    if args.ray is not None and args.engine == "vllm":
+        raise InputFileError(
+            "--engine vllm does not run on --ray: every Ray task would load the model anew. Serve "
+            "it (`vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`) and use "
+            "--engine openai --base-url http://HOST:8000/v1 --ray ..."
+        )
     settings = settings_from(args)
     tasks, label = agent_tasks(args)
     policy = agent_policy(args, tasks)
     chosen = tasks.tasks
     if args.engine == "import":
         chosen = tuple(t for t in chosen if t.blueprint.id in policy.by_blueprint)
+    player = None if args.ray is None else _ray_player(args, policy, settings)
+    where = "" if args.ray is None else f" as Ray tasks ({args.ray or 'local or $RAY_ADDRESS'})"
     print(f"playing {args.k} episode(s) of {policy.name}:{policy.model} on each of {len(chosen)} "
-          f"task(s) of {label}, keeping reward >= {args.min_reward}…", file=sys.stderr)  # fmt: skip
+          f"task(s) of {label}{where}, keeping reward >= {args.min_reward}…", file=sys.stderr)  # fmt: skip
     try:
         with open_store(args.db) as store, stop_on_ctrl_c("the tasks in flight") as ctrl_c:
             report = rollouts(policy, chosen, store, k=args.k, min_reward=args.min_reward,
-                              settings=settings, stop=ctrl_c)  # fmt: skip
+                              settings=settings, stop=ctrl_c, player=player)  # fmt: skip
     finally:
         if args.engine == "vllm":
             from codesearch_core.engines import shutdown_vllm_engine
@@ -82,3 +95,20 @@ def cmd_rollouts(args: argparse.Namespace) -> int:
             f"{report.duplicates} duplicate(s); {len(report.unsolved)} task(s) with none kept"
         )
     return EXIT_INTERRUPTED if report.stopped else EXIT_OK
+
+
+def _ray_player(args: argparse.Namespace, policy: Any, settings: Any) -> Any:
+    """Episodes as Ray tasks: each task builds the policy from a recipe (`gym.rollout_ray`)."""
+    from functools import partial
+
+    from codesearch_core.gym import ReferencePolicy, ReplayPolicy
+    from codesearch_core.gym.rollout_ray import openai_policy, play_on_ray
+
+    if args.engine == "reference":
+        recipe: Any = ReferencePolicy
+    elif args.engine == "import":
+        recipe = partial(ReplayPolicy, list(policy.by_blueprint.values()), policy.model)
+    else:  # openai: the same server settings and sampling, a client per task
+        recipe = partial(openai_policy, policy.backend.engine.settings, policy.backend.sampling)
+        policy.close()  # this process only labels and stores
+    return play_on_ray(recipe, address=args.ray or None, settings=settings)

@@ -12,6 +12,21 @@ from codesearch_core.cli.progress import Progress
 from codesearch_core.errors import InputFileError
 
 
+def add_ray_argument(p: argparse.ArgumentParser, what: str = "run as Ray tasks") -> None:
+    """`--ray [ADDRESS]` (`verify`, `rollouts`): None without the flag, "" for the default Ray."""
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help=(
+            f"{what}: 'auto' (the cluster this node is in), 'ray://HEAD:10001', or no "
+            "address for $RAY_ADDRESS or a new local Ray (needs the 'ray' extra)"
+        ),
+    )
+
+
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     """Add `codesearch verify` to the parser."""
     from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
@@ -34,17 +49,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         default=None,
         help=f"worker processes (default: all cores, here {config.usable_cores()}; 1 runs inline)",
     )
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help=(
-            "run as Ray tasks: 'auto' (the cluster this node is in), 'ray://HEAD:10001', or no "
-            "address for $RAY_ADDRESS or a new local Ray (needs the 'ray' extra)"
-        ),
-    )
+    add_ray_argument(p)
     p.add_argument("--limit", type=int, default=None, help="verify at most N proposals")
     p.add_argument(
         "--timeout",

@@ -6,13 +6,16 @@ are kept, best first (higher reward, then fewer turns, then fewer calls), withou
 same calls in the same order), and stored in one transaction per task, so a run stopped midway
 (Ctrl-C) keeps every task it finished and none by halves. A task with episodes of this engine and
 model stored already is skipped: a second run goes on where the first stopped.
+
+Where the episodes are played is a `Player`: threads here (`play_here`, the default) or Ray tasks
+(`gym.rollout_ray.play_on_ray`); choosing and storing is the same code for both.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -33,6 +36,11 @@ MAX_K: Final = 64
 FLUSH_EPISODES: Final = 256
 FLUSH_S: Final = 1.0
 ProgressFn = Callable[[int, int], None]
+#: Plays K episodes of each task; yields each task with its K results as it finishes. Once the
+#: event is set no new task starts; the ones playing finish and are yielded.
+Player = Callable[
+    [Sequence[Task], int, threading.Event | None], Iterator[tuple[Task, list[EpisodeResult]]]
+]
 
 
 @dataclass
@@ -113,6 +121,30 @@ def _stored(
     )
 
 
+def play_here(
+    policy: Policy, settings: GymSettings = DEFAULT_SETTINGS, workers: int | None = None
+) -> Player:
+    """A `Player` on this machine: one task's K episodes per thread, `workers` threads."""
+
+    def player(
+        tasks: Sequence[Task], k: int, stop: threading.Event | None
+    ) -> Iterator[tuple[Task, list[EpisodeResult]]]:
+        def one(task: Task) -> tuple[Task, list[EpisodeResult]]:
+            return task, [play(policy, task, settings) for _ in range(k)]
+
+        with ThreadPoolExecutor(max_workers=workers or 2 * config.usable_cores()) as pool:
+            futures = [pool.submit(one, t) for t in tasks]
+            for future in as_completed(futures):
+                if future.cancelled():
+                    continue
+                yield future.result()
+                if stop is not None and stop.is_set():
+                    for f in futures:
+                        f.cancel()  # those not started; the ones playing finish and are stored
+
+    return player
+
+
 def rollouts(
     policy: Policy,
     tasks: Sequence[Task],
@@ -125,9 +157,11 @@ def rollouts(
     workers: int | None = None,
     stop: threading.Event | None = None,
     on_progress: ProgressFn | None = None,
+    player: Player | None = None,
 ) -> RolloutReport:
     """Play, choose and store (module docstring). `stop` set: no new task starts; the tasks
-    playing finish and are stored."""
+    playing finish and are stored. `player`: where the episodes are played (default `play_here`
+    with `workers` threads); `policy` labels and stores them either way."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     report = RolloutReport(tasks=len(tasks))
@@ -140,11 +174,6 @@ def rollouts(
         "tool_versions": tool_versions(),
         "snapshots": {c: corpus_snapshot(c) for c in {t.blueprint.corpus for t in todo}},
     }
-
-    def one(task: Task) -> tuple[Task, list[EpisodeResult], int, int, int]:
-        results = [play(policy, task, settings) for _ in range(k)]
-        return task, *choose(results, min_reward), len(results)
-
     batch: list[StoredEpisode] = []
     flushed = time.monotonic()
 
@@ -154,29 +183,21 @@ def rollouts(
         batch.clear()
         flushed = time.monotonic()
 
-    done = 0
-    with ThreadPoolExecutor(max_workers=workers or 2 * config.usable_cores()) as pool:
-        futures = [pool.submit(one, t) for t in todo]
-        for future in as_completed(futures):
-            if future.cancelled():
-                continue
-            task, kept, below, duplicates, played = future.result()
-            report.episodes += played
-            report.below_min_reward += below
-            report.duplicates += duplicates
-            if not kept:
-                report.unsolved.append(task.blueprint.id)
-            batch.extend(_stored(r, task, policy, provenance) for r in kept)
-            done += 1
-            if on_progress is not None:
-                on_progress(done, len(todo))
-            # One transaction per batch (a commit costs milliseconds, an episode far less); each
-            # task's episodes are in one batch, so a stop never stores half of a task's.
-            if len(batch) >= FLUSH_EPISODES or time.monotonic() - flushed >= FLUSH_S:
-                flush()
-            if stop is not None and stop.is_set():
-                for f in futures:
-                    f.cancel()  # those not started; the ones playing finish and are stored
-        flush()
+    play_all = player or play_here(policy, settings, workers)
+    for done, (task, results) in enumerate(play_all(todo, k, stop), start=1):
+        kept, below, duplicates = choose(results, min_reward)
+        report.episodes += len(results)
+        report.below_min_reward += below
+        report.duplicates += duplicates
+        if not kept:
+            report.unsolved.append(task.blueprint.id)
+        batch.extend(_stored(r, task, policy, provenance) for r in kept)
+        if on_progress is not None:
+            on_progress(done, len(todo))
+        # One transaction per batch (a commit costs milliseconds, an episode far less); each
+        # task's episodes are in one batch, so a stop never stores half of a task's.
+        if len(batch) >= FLUSH_EPISODES or time.monotonic() - flushed >= FLUSH_S:
+            flush()
+    flush()
     report.stopped = stop is not None and stop.is_set()
     return report

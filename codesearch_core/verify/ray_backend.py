@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+import socket
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
 
 from codesearch_core.errors import CodesearchError
 from codesearch_core.verify.pool import (
@@ -25,6 +27,8 @@ from codesearch_core.verify.tasks import VerifyOutcome, VerifyTask, verify_chunk
 INSTALL_HINT = (
     "install the extra: pip install 'codesearch-gym-studio[ray]' (or uv sync --extra ray)"
 )
+#: Seconds to wait for the head's port before `ray.init` (which retries a dead address for minutes).
+PROBE_TIMEOUT_S: Final = 5.0
 
 
 def import_ray() -> Any:
@@ -35,7 +39,25 @@ def import_ray() -> Any:
         raise CodesearchError(f"Ray is not installed ({err}); {INSTALL_HINT}") from None
 
 
-def _connect(ray: Any, address: str | None, runtime_env: Mapping[str, Any] | None) -> bool:
+def _unreachable(address: str) -> str:
+    """Why the head at `host:port` or `ray://host:port` cannot be reached, or "" when it answers
+    (or the address names no port to try: `auto`, `local`). `ray.init` would retry a dead address
+    for minutes before failing; a TCP connect says so in seconds."""
+    parts = urlsplit(address if "://" in address else f"//{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError as err:
+        return f"not an address ({err})"
+    if not host or port is None:
+        return ""
+    try:
+        socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S).close()
+    except OSError as err:
+        return f"nothing answers at {host}:{port} ({err})"
+    return ""
+
+
+def connect(ray: Any, address: str | None, runtime_env: Mapping[str, Any] | None = None) -> bool:
     """Connect this process to Ray (starting a local instance if there is none to join).
 
     True when this call connected, so the caller disconnects afterwards (`ray.shutdown()` stops a
@@ -43,6 +65,14 @@ def _connect(ray: Any, address: str | None, runtime_env: Mapping[str, Any] | Non
     """
     if ray.is_initialized():
         return False
+    where = address or os.environ.get("RAY_ADDRESS") or "a new local instance"
+    hint = (
+        "Start the cluster first (`ray start --head` on the head node) and pass its address: "
+        "--ray auto on a cluster node, --ray ray://HEAD:10001 from outside."
+    )
+    why = _unreachable(address or os.environ.get("RAY_ADDRESS", ""))
+    if why:
+        raise CodesearchError(f"cannot connect to Ray at {where}: {why}. {hint}")
     kwargs: dict[str, Any] = {"address": address}
     if address is None and not os.environ.get("RAY_ADDRESS"):
         # A new local instance: no dashboard, quiet start-up. Joining a cluster (or a Ray Client
@@ -53,13 +83,47 @@ def _connect(ray: Any, address: str | None, runtime_env: Mapping[str, Any] | Non
     try:
         ray.init(**kwargs)
     except (ConnectionError, RuntimeError, ValueError) as err:
-        where = address or os.environ.get("RAY_ADDRESS") or "a new local instance"
-        raise CodesearchError(
-            f"cannot connect to Ray at {where}: {err}. Start the cluster first "
-            "(`ray start --head` on the head node) and pass its address: --ray auto on a "
-            "cluster node, --ray ray://HEAD:10001 from outside."
-        ) from None
+        raise CodesearchError(f"cannot connect to Ray at {where}: {err}. {hint}") from None
     return True
+
+
+def submit_lazily(
+    ray: Any,
+    submit: Callable[[Any], Any],
+    items: Iterator[Any],
+    *,
+    max_in_flight: int,
+    should_stop: StopCheck | None = None,
+) -> Generator[Any, None, None]:
+    """Each item's Ray task (`submit(item)` gives its object ref), at most `max_in_flight` at once,
+    so `items` is pulled lazily; each task's result as it completes. `should_stop()` true: no new
+    task starts, those in flight finish and are yielded. Closed early, the ones in flight are
+    cancelled."""
+    in_flight: list[Any] = []
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(in_flight) < max_in_flight:
+                if should_stop is not None and should_stop():
+                    exhausted = True
+                    break
+                item = next(items, None)
+                if item is None:
+                    exhausted = True
+                    break
+                in_flight.append(submit(item))
+            if not in_flight:
+                return
+            done, in_flight = ray.wait(in_flight, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        for ref in in_flight:
+            ray.cancel(ref)
+
+
+def cluster_cpus(ray: Any) -> int:
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
 def verify_many_ray(
@@ -81,38 +145,26 @@ def verify_many_ray(
     chunks (default: two per CPU in the cluster) are outstanding, so tasks are pulled lazily.
     """
     ray = import_ray()
-    started_here = _connect(ray, address, runtime_env)
-    in_flight: list[Any] = []
+    started_here = connect(ray, address, runtime_env)
     try:
-        if max_in_flight is None:
-            cpus = int(ray.cluster_resources().get("CPU", 1))
-            max_in_flight = 2 * max(1, cpus)
         remote_chunk = ray.remote(num_cpus=1, max_retries=1)(verify_chunk)
         tracker = ProgressTracker(
             on_progress, len(tasks) if isinstance(tasks, list | tuple) else None
         )
-        chunks = chunked(tasks, chunk_size)
-        exhausted = False
-        while True:
-            while not exhausted and len(in_flight) < max_in_flight:
-                if should_stop is not None and should_stop():
-                    exhausted = True
-                    break
-                chunk = next(chunks, None)
-                if chunk is None:
-                    exhausted = True
-                    break
-                in_flight.append(remote_chunk.remote(chunk))
-            if not in_flight:
-                return
-            done, in_flight = ray.wait(in_flight, num_returns=1)
-            for ref in done:
-                outcomes: list[VerifyOutcome] = ray.get(ref)
+        results = submit_lazily(
+            ray,
+            remote_chunk.remote,
+            chunked(tasks, chunk_size),
+            max_in_flight=max_in_flight or 2 * cluster_cpus(ray),
+            should_stop=should_stop,
+        )
+        try:
+            for outcomes in results:
                 for outcome in outcomes:
                     tracker.add(outcome)
                     yield outcome
+        finally:
+            results.close()
     finally:
-        for ref in in_flight:
-            ray.cancel(ref)
         if started_here:
             ray.shutdown()
