@@ -101,8 +101,7 @@ def _ray_player(args: argparse.Namespace, policy: Any, settings: Any) -> Any:
     """Episodes as Ray tasks: each task builds the policy from a recipe (`gym.rollout_ray`)."""
     from functools import partial
 
-    from codesearch_core.gym import ReferencePolicy, ReplayPolicy
-    from codesearch_core.gym.rollout_ray import openai_policy, play_on_ray
+    from codesearch_core.gym import ReferencePolicy, ReplayPolicy, openai_policy, play_on_ray
 
     if args.engine == "reference":
         recipe: Any = ReferencePolicy

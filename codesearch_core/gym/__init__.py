@@ -13,8 +13,9 @@ Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSetting
 `RewardWeights`, `gym_tools`, `prompt_messages`, the agent exports' gym side (`export_episodes`:
 write and replay; `episode_export_counts`, `episode_frame`, `Replay`, `ReplayMismatch`), the policies (the chat model's: `ChatPolicy`
 over an `OpenAIChat` or `VllmChat` backend), `evaluate_agent`, `rollouts` (episodes kept in the
-store), the tasks (`Task`, `as_tasks`, `seed_blueprints`), `ServerSettings` and `serve_openenv`.
-Imports `export` and `store` and below.
+store; where they are played is a `Player`: `play_here`, or `play_on_ray` with a policy recipe
+such as `openai_policy`), the tasks (`Task`, `as_tasks`, `seed_blueprints`), `ServerSettings` and `serve_openenv`.
+Imports `verify` (its Ray pieces), `export` and `store` and below.
 """
 
 from collections.abc import Sequence
@@ -55,10 +56,13 @@ from codesearch_core.gym.replay import (
 )
 from codesearch_core.gym.rollout import (
     DEFAULT_MIN_REWARD,
+    Player,
     RolloutReport,
     check_rollout_args,
+    play_here,
     rollouts,
 )
+from codesearch_core.gym.rollout_ray import openai_policy, play_on_ray
 from codesearch_core.gym.settings import (
     DEFAULT_SETTINGS,
     READ_MAX_LINES,
@@ -99,6 +103,7 @@ __all__ = [
     "GymSettings",
     "Observation",
     "OpenAIChat",
+    "Player",
     "Policy",
     "RawCall",
     "Recorded",
@@ -127,7 +132,10 @@ __all__ = [
     "gym_tools",
     "is_loopback",
     "missing_summary",
+    "openai_policy",
     "play",
+    "play_here",
+    "play_on_ray",
     "prompt_messages",
     "read_recorded",
     "rollouts",

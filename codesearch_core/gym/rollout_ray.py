@@ -26,7 +26,7 @@ from codesearch_core.gym.policies import Policy
 from codesearch_core.gym.rollout import Player
 from codesearch_core.gym.settings import DEFAULT_SETTINGS, GymSettings
 from codesearch_core.gym.tasks import Task
-from codesearch_core.verify.ray_backend import cluster_cpus, connect, import_ray, submit_lazily
+from codesearch_core.verify import cluster_cpus, connect_ray, import_ray, submit_lazily
 
 PolicyRecipe = Callable[[], Policy]
 
@@ -69,7 +69,7 @@ def play_on_ray(
     def player(
         tasks: Sequence[Task], k: int, stop: threading.Event | None
     ) -> Iterator[tuple[Task, list[EpisodeResult]]]:
-        started_here = connect(ray, address)
+        started_here = connect_ray(ray, address)
         try:
             remote = ray.remote(num_cpus=1, max_retries=1)(play_task)
             recipe = ray.put(make_policy)  # once, not once per task (a replay's recorded episodes)

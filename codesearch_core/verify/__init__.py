@@ -4,7 +4,9 @@ Ray, and write the results to the store.
 Public API: `verify_one` (`verify.tasks`: the unit of work, plain data in and out), `verify_many`
 (`verify.pool`: many tasks in a local process pool, no store),
 `verify_pending` (`verify.pending`: drive a store), `verify_stale` (`verify.stale`: re-check what
-was made on another corpus snapshot or tool version, into the Drift queue), `verify_many_ray` (`verify.ray_backend`),
+was made on another corpus snapshot or tool version, into the Drift queue), `verify_many_ray`
+(`verify.ray_backend`, and its pieces other Ray fan-outs use: `import_ray`, `connect_ray`,
+`submit_lazily`, `cluster_cpus`),
 `audit_seeds` / `summarize` / `baseline_calls` (`verify.audit`: the seed audit; its thresholds are the seed
 rules', in `corpora`).
 Imports the store only for type checking, so workers skip DuckDB and pandas.
@@ -19,7 +21,13 @@ from codesearch_core.verify.audit import (
 )
 from codesearch_core.verify.pending import DEFAULT_BATCH_SIZE, task_for, verify_pending
 from codesearch_core.verify.pool import OutcomeStream, VerifyProgress, default_workers, verify_many
-from codesearch_core.verify.ray_backend import verify_many_ray
+from codesearch_core.verify.ray_backend import (
+    cluster_cpus,
+    connect_ray,
+    import_ray,
+    submit_lazily,
+    verify_many_ray,
+)
 from codesearch_core.verify.stale import StaleReport, verify_stale
 from codesearch_core.verify.tasks import VerifyTask, verify_one
 
@@ -33,7 +41,11 @@ __all__ = [
     "VerifyTask",
     "audit_seeds",
     "baseline_calls",
+    "cluster_cpus",
+    "connect_ray",
     "default_workers",
+    "import_ray",
+    "submit_lazily",
     "summarize",
     "task_for",
     "verify_many",

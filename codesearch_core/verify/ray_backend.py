@@ -57,7 +57,9 @@ def _unreachable(address: str) -> str:
     return ""
 
 
-def connect(ray: Any, address: str | None, runtime_env: Mapping[str, Any] | None = None) -> bool:
+def connect_ray(
+    ray: Any, address: str | None, runtime_env: Mapping[str, Any] | None = None
+) -> bool:
     """Connect this process to Ray (starting a local instance if there is none to join).
 
     True when this call connected, so the caller disconnects afterwards (`ray.shutdown()` stops a
@@ -145,7 +147,7 @@ def verify_many_ray(
     chunks (default: two per CPU in the cluster) are outstanding, so tasks are pulled lazily.
     """
     ray = import_ray()
-    started_here = connect(ray, address, runtime_env)
+    started_here = connect_ray(ray, address, runtime_env)
     try:
         remote_chunk = ray.remote(num_cpus=1, max_retries=1)(verify_chunk)
         tracker = ProgressTracker(
