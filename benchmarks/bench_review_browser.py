@@ -43,9 +43,9 @@ CARD_ID_JS = """() => {
 }"""
 
 
-def _card_id(page: Page) -> str:
-    page.wait_for_function(CARD_ID_JS, timeout=120_000)
-    return str(page.evaluate(CARD_ID_JS))
+def _card_id(page: Page, card_id_js: str = CARD_ID_JS) -> str:
+    page.wait_for_function(card_id_js, timeout=120_000)
+    return str(page.evaluate(card_id_js))
 
 
 def _settled(page: Page) -> None:
@@ -59,16 +59,16 @@ def _settled(page: Page) -> None:
     )
 
 
-def _press_and_wait(page: Page, key: str) -> float:
+def _press_and_wait(page: Page, key: str, card_id_js: str = CARD_ID_JS) -> float:
     _settled(page)
     # A reviewer reads the card before deciding. A key pressed within milliseconds of a card being
     # drawn can be lost in Streamlit's frontend (it happened once in ~30 presses without this pause).
     page.wait_for_timeout(READ_MS)
-    before = _card_id(page)
+    before = _card_id(page, card_id_js)
     start = time.perf_counter()
     page.keyboard.press(key)
     page.wait_for_function(
-        f"prev => ({CARD_ID_JS})() !== null && ({CARD_ID_JS})() !== prev",
+        f"prev => ({card_id_js})() !== null && ({card_id_js})() !== prev",
         arg=before,
         polling=5,
         timeout=60_000,
@@ -76,20 +76,29 @@ def _press_and_wait(page: Page, key: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def browser_presses_ms(folder: Path, presses: int) -> list[float]:
-    """Start the studio on `folder`/studio.duckdb (the tests' starter) and time the presses."""
+def browser_presses_ms(
+    folder: Path,
+    presses: int,
+    *,
+    path: str = "/review?reviewer=bench",
+    key: str = "s",
+    card_id_js: str = CARD_ID_JS,
+) -> list[float]:
+    """Start the studio on `folder`/studio.duckdb (the tests' starter), open `path` and time the
+    presses of `key`, each until `card_id_js` reads another card's id (the Episodes queue's
+    benchmark times its own card with its own key)."""
     starter = start_studio_fixture(folder)
     studio = next(starter)()
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.goto(f"{studio.url}/review?reviewer=bench")
-            _card_id(page)
+            page.goto(f"{studio.url}{path}")
+            _card_id(page, card_id_js)
             page.locator("h1").first.click()  # the keys go to the page, not a text field
             for _ in range(3):  # warm: imports, caches, the first queries
-                _press_and_wait(page, "s")
-            times = [_press_and_wait(page, "s") for _ in range(presses)]
+                _press_and_wait(page, key, card_id_js)
+            times = [_press_and_wait(page, key, card_id_js) for _ in range(presses)]
             browser.close()
         return times
     finally:
