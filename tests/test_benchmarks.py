@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser_support import CHROMIUM
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,3 +95,12 @@ def test_the_trajectory_view_benchmark_runs() -> None:
 def test_the_dataset_benchmark_runs_on_the_small_recipe() -> None:
     out = run_benchmark("bench_dataset.py", "--recipe", "tests/dataset/small.toml")
     assert "| synthesize |" in out and "| webshop |" in out
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
+def test_the_episode_card_benchmark_runs_on_a_small_store() -> None:
+    out = run_benchmark("bench_episode_card.py", "--episodes", "200", "--presses", "3")
+    assert "| key press to next episode card, Chromium |" in out
+    assert "| store calls of one decision, no Streamlit (baseline) |" in out

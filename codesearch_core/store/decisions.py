@@ -333,10 +333,12 @@ def lease_next(
         where, params = queue_where(f, now=now, reviews=settings.reviews_per_item)
     else:
         where, params = _to_do_where(kind, reviewer, now, _reviews(cur, kind))
+    # The reviewer's own leases as a plain IN list: a correlated EXISTS here made DuckDB join and
+    # group every to-do row (59 ms against 39 ms at 100k episodes, bench_episode_card.py).
     row = first_row(
         cur.execute(
-            f"SELECT p.{k.id_column} FROM {k.table} p WHERE {where} ORDER BY EXISTS (SELECT 1 "
-            f"FROM leases l WHERE l.kind = ? AND l.item_id = p.{k.id_column} AND l.reviewer = ? "
+            f"SELECT p.{k.id_column} FROM {k.table} p WHERE {where} ORDER BY p.{k.id_column} IN "
+            "(SELECT l.item_id FROM leases l WHERE l.kind = ? AND l.reviewer = ? "
             f"AND l.expires_at > ?) DESC, {k.order_sql} LIMIT 1",
             [*params, kind, reviewer, now],
         )
