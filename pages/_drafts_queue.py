@@ -30,8 +30,9 @@ def show(store: Store) -> bool:
     )
     if wanted and QUEUE not in st.session_state:
         st.session_state[QUEUE] = wanted
+    episodes = store.episode_counts()  # the Episodes queue's caption too: one count a run
     counts = {DRAFTS: store.draft_counts()["pending"], DRIFT: len(store.open_drift()),
-              EPISODES: store.episode_counts()["open"]}  # fmt: skip
+              EPISODES: episodes["open"]}  # fmt: skip
     choice = st.segmented_control(
         "Queue", [PROPOSALS, DRAFTS, DRIFT, EPISODES], default=PROPOSALS, key=QUEUE, required=True,
         format_func=lambda q: f"{q} ({counts[q]})" if q in counts else q,
@@ -44,7 +45,7 @@ def show(store: Store) -> bool:
         _drift_queue.draw(store)
         return True
     if choice == EPISODES:
-        _episodes_queue.draw(store)
+        _episodes_queue.draw(store, episodes)
         return True
     return False
 

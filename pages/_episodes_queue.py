@@ -8,6 +8,7 @@ The episode on the card is in the address (`?queue=episodes&item=ID`), so a relo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import pandas as pd
@@ -34,8 +35,8 @@ _WORDS: Final = {
 }
 
 
-def draw(store: Store) -> None:
-    counts = store.episode_counts()
+def draw(store: Store, counts: Mapping[str, int]) -> None:
+    """The queue; `counts` are the store's `episode_counts()`, read once by the queue picker."""
     st.caption(
         f"Episodes: {counts['open']} open · {counts['accept']} accepted · "
         f"{counts['reject']} rejected · {counts['conflict']} in conflict"
