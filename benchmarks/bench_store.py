@@ -125,9 +125,7 @@ def build(path: Path, n_blueprints: int, n_proposals: int) -> None:
         FROM decisions WHERE action <> 'undo' AND NOT final AND {LIVE_EVENT_SQL}
         GROUP BY item_id, reviewer
     """)
-    conn.execute(
-        item_state_update(table="proposals", id_column="id", kind="proposal", reviews_per_item=1)
-    )
+    conn.execute(item_state_update(reviews_per_item=1))
     conn.execute("""
         UPDATE proposals SET span_f1 = g.span_f1, reward = g.reward
         FROM grades g WHERE g.proposal_seq = proposals.seq
