@@ -245,3 +245,13 @@ def test_tests_mirror_the_packages() -> None:
     tests = Path(__file__).resolve().parent
     missing = [name for name in sorted(SUBPACKAGES) if not any((tests / name).glob("test_*.py"))]
     assert not missing, f"no tests/<package>/ for {missing}"
+
+
+def test_every_test_module_has_its_own_basename() -> None:
+    """pytest imports test modules by their basename (the folders are not packages): two of one
+    name fail the whole collection, as tests/export/test_episodes.py beside
+    tests/store/test_episodes.py once did."""
+    names: dict[str, list[str]] = {}
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(REPO)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}
