@@ -76,6 +76,15 @@ class ChatPolicy:
         self.failures: list[str] = []
         self._lock = threading.Lock()
 
+    @property
+    def sampling(self) -> dict[str, Any]:
+        """The sampling settings the model plays with, kept with each stored episode ({} for a
+        backend that has none: a scripted one)."""
+        settings = getattr(self.backend, "sampling", None)
+        if not isinstance(settings, SamplingSettings):
+            return {}
+        return {k: v for k, v in settings.to_dict(1).items() if k != "n"}
+
     def play(self, episode: Episode) -> None:
         messages: list[dict[str, Any]] = episode.messages()
         tools = episode.tools()

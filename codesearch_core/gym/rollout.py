@@ -170,7 +170,9 @@ def rollouts(
     report.skipped_stored = len(tasks) - len(todo)
     provenance = {
         "settings": settings.to_dict(),
-        "sampling": dict(sampling or {}),
+        # A chat policy's own sampling when none is given; the reference and recorded policies
+        # sample nothing.
+        "sampling": dict(sampling if sampling is not None else getattr(policy, "sampling", {})),
         "tool_versions": tool_versions(),
         "snapshots": {c: corpus_snapshot(c) for c in {t.blueprint.corpus for t in todo}},
     }

@@ -32,6 +32,7 @@ from codesearch_core.gym import (
     evaluate_agent,
     gym_tools,
     play,
+    rollouts,
     seed_blueprints,
     seed_files,
 )
@@ -321,3 +322,17 @@ def test_eval_agent_with_vllm_plays_a_tiny_random_model_to_the_end_of_each_episo
     infos = [json.loads(i.answers[0].raw_text)["info"] for i in run.items]
     # Junk is prose (no call: `no_call`) or, by chance, calls the environment refuses.
     assert {i["end_reason"] for i in infos} <= {"no_call", "turn_limit"}, infos
+
+
+def test_rollouts_of_a_served_model_keep_its_sampling_settings(
+    tasks: list[Task], reference_server: AgentServer, tmp_path: Path
+) -> None:
+    policy = chat_policy(reference_server)
+    try:
+        with Store(tmp_path / "studio.duckdb") as store:
+            assert rollouts(policy, tasks[:1], store).kept == 1
+            [episode] = store.episodes()
+    finally:
+        policy.close()
+    assert (episode.engine, episode.model) == ("openai", "scripted-agent")
+    assert episode.sampling == {"temperature": 0.0, "top_p": 0.95, "max_tokens": 512, "seed": 3}
