@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,28 +20,6 @@ pytestmark = pytest.mark.slow  # starting Ray takes ~10 s on a quiet 2-core mach
 REPO = Path(__file__).resolve().parents[2]
 #: A few seeds of the fixture corpora, plan (multi-turn) ones among them.
 TASKS = ["--blueprints", "tag:plan"]
-
-
-@pytest.fixture(scope="module")
-def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if ray.is_initialized():
-        ray.shutdown()
-    with pytest.MonkeyPatch.context() as patch:
-        # As in tests/verify/test_verify_ray.py: local workers use this interpreter as is.
-        patch.setattr(
-            "ray._private.ray_constants.RAY_ENABLE_UV_RUN_RUNTIME_ENV", False, raising=False
-        )
-        ray.init(
-            num_cpus=2,
-            include_dashboard=False,
-            logging_level="warning",
-            log_to_driver=False,
-            _temp_dir=str(tmp_path_factory.mktemp("ray")),
-        )
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
 
 
 def _episodes(db: Path) -> dict[str, tuple[float, list[list[tuple[str, str]]], Any]]:

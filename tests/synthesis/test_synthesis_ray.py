@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,23 +14,6 @@ from codesearch_core.synthesis import TemplateWriter, ray_map, synthesize
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra: uv sync --extra ray")
 pytestmark = pytest.mark.slow  # starting Ray takes ~10 s on a quiet 2-core machine
-
-
-@pytest.fixture(scope="module")
-def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if ray.is_initialized():
-        ray.shutdown()
-    with pytest.MonkeyPatch.context() as patch:
-        # As in tests/verify/test_verify_ray.py: local workers use this interpreter as is.
-        patch.setattr(
-            "ray._private.ray_constants.RAY_ENABLE_UV_RUN_RUNTIME_ENV", False, raising=False
-        )
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="warning",
-                 log_to_driver=False, _temp_dir=str(tmp_path_factory.mktemp("ray")))  # fmt: skip
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
 
 
 def test_ray_tasks_make_the_same_drafts_as_threads(local_ray: Any, tmp_path: Path) -> None:

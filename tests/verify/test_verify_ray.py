@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,29 +17,6 @@ ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install '
 pytestmark = pytest.mark.slow  # starting Ray takes ~10 s on a quiet 2-core machine
 
 from codesearch_core.verify.ray_backend import verify_many_ray  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if ray.is_initialized():
-        ray.shutdown()
-    with pytest.MonkeyPatch.context() as patch:
-        # Under `uv run pytest`, Ray would zip the checkout and build a fresh venv for its workers
-        # (its uv integration, meant for clusters); local workers can use this interpreter as is.
-        patch.setattr(
-            "ray._private.ray_constants.RAY_ENABLE_UV_RUN_RUNTIME_ENV", False, raising=False
-        )
-        ray.init(
-            num_cpus=2,
-            include_dashboard=False,
-            logging_level="warning",
-            log_to_driver=False,
-            _temp_dir=str(tmp_path_factory.mktemp("ray")),
-        )
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")
