@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, open_page, settle
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from codesearch_core.store import Store
 from codesearch_core.synthesis import TemplateWriter, synthesize
@@ -23,6 +23,14 @@ pytestmark = [
 ]
 
 
+def _expect_intent(page: Page, value: str) -> None:
+    """The card's Intent field holds `value` once the run is over: while a run draws the next
+    card, the old and the new Intent fields stand side by side, and a locator that finds two
+    fails at once instead of waiting (seen in CI)."""
+    settle(page)
+    expect(page.get_by_label("Intent")).to_have_value(value, timeout=UI_TIMEOUT_MS)
+
+
 def test_accepting_a_draft_makes_a_blueprint_with_provenance(
     start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
 ) -> None:
@@ -35,7 +43,7 @@ def test_accepting_a_draft_makes_a_blueprint_with_provenance(
     page.get_by_text("Drafts: 2 pending").wait_for()
     # The card shows the oldest draft: its intent is in the Intent field. `expect` waits for it:
     # the field can be drawn empty a moment before the card's value arrives (seen in CI).
-    expect(page.get_by_label("Intent")).to_have_value(first.intent, timeout=UI_TIMEOUT_MS)
+    _expect_intent(page, first.intent)
     page.get_by_role("button", name="Accept as blueprint").click()
     page.get_by_text("Accepted: blueprint").wait_for()
     page.get_by_text("Drafts: 1 pending · 1 accepted").wait_for()
@@ -77,7 +85,7 @@ def test_editing_a_draft_field_by_field_then_rejecting_it(
     intent.fill(new_intent)
     page.get_by_role("button", name="Save edit").click()
     page.get_by_text("Saved the edit; the draft stays in the queue.").wait_for()
-    expect(page.get_by_label("Intent")).to_have_value(new_intent, timeout=UI_TIMEOUT_MS)
+    _expect_intent(page, new_intent)
     # Then the difficulty, on its own.
     other = "hard" if first.difficulty.value != "hard" else "easy"
     # The Difficulty control (st.segmented_control): its options are buttons in a button group.
@@ -85,7 +93,7 @@ def test_editing_a_draft_field_by_field_then_rejecting_it(
     settle(page)
     page.get_by_role("button", name="Save edit").click()
     page.get_by_text("Saved the edit; the draft stays in the queue.").wait_for()
-    expect(page.get_by_label("Intent")).to_have_value(new_intent, timeout=UI_TIMEOUT_MS)
+    _expect_intent(page, new_intent)
     page.get_by_text("Drafts: 2 pending · 0 accepted · 0 rejected").wait_for()
 
     # Rejected with a note: the next draft takes the card.
@@ -95,7 +103,7 @@ def test_editing_a_draft_field_by_field_then_rejecting_it(
     page.get_by_role("button", name="Reject").click()
     page.get_by_text(f"Rejected draft {first.id}.").wait_for()
     page.get_by_text("Drafts: 1 pending · 0 accepted · 1 rejected").wait_for()
-    expect(page.get_by_label("Intent")).to_have_value(second.intent, timeout=UI_TIMEOUT_MS)
+    _expect_intent(page, second.intent)
     server.stop()
 
     with Store(server.db) as store:
@@ -126,8 +134,7 @@ def test_drafts_skip_undo_and_step_back_by_keys(
     settle(page)
     page.locator("body").press("u")  # undo: the skipped draft is back on the card
     page.get_by_text("is back on the card.").wait_for()
-    settle(page)  # two Intent fields stand side by side while the run draws the new card
-    expect(page.get_by_label("Intent")).to_have_value(draft, timeout=UI_TIMEOUT_MS)
+    _expect_intent(page, draft)
     page.get_by_text("Your progress: 0 of").wait_for()
     settle(page)
     page.locator("body").press("a")
@@ -136,8 +143,7 @@ def test_drafts_skip_undo_and_step_back_by_keys(
     settle(page)
     page.locator("body").press("ArrowLeft")  # step back: the accepted draft, as it was left
     page.get_by_text("Decided: accepted as blueprint").wait_for()
-    settle(page)
-    expect(page.get_by_label("Intent")).to_have_value(draft, timeout=UI_TIMEOUT_MS)
+    _expect_intent(page, draft)
     expect(page.get_by_role("button", name="Accept as blueprint")).to_be_disabled()
     settle(page)
     page.locator("body").press("ArrowRight")  # and on, to what is still to do
@@ -145,8 +151,7 @@ def test_drafts_skip_undo_and_step_back_by_keys(
     settle(page)
     page.locator("body").press("u")  # the accept taken back, with its blueprint
     page.get_by_text("is back on the card.").wait_for()
-    settle(page)
-    expect(page.get_by_label("Intent")).to_have_value(draft, timeout=UI_TIMEOUT_MS)
+    _expect_intent(page, draft)
     with Store(server.db) as store:
         drafts, _ = store.list_drafts(status=None, limit=100)
         (undone,) = [d for d in drafts if d.intent == draft]
