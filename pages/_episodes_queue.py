@@ -239,13 +239,5 @@ def _actions(card: studio.EpisodeCard, can_undo: bool, mine: tuple[str, int] | N
         blocked=blocked,
     )  # fmt: skip
     if card.state == "conflict":
-        not_lead = _shared.denial(Action.RESOLVE)
-        st.warning("Reviewers disagree on this episode. A final decision settles it"
-                   + (f" ({not_lead})." if not_lead else ":"), icon=":material/gavel:")  # fmt: skip
-        r1, r2, _ = st.columns([2, 2, 5])
-        r1.button("Final: accept", icon=":material/gavel:", key="ep:final_accept",
-                  disabled=why is not None or bool(not_lead), on_click=_decide,
-                  args=(episode_id, DecisionAction.ACCEPT, None, True), help=not_lead or why)  # fmt: skip
-        r2.button("Final: reject", icon=":material/gavel:", key="ep:final_reject",
-                  disabled=bool(not_lead), on_click=_decide,
-                  args=(episode_id, DecisionAction.REJECT, None, True), help=not_lead)  # fmt: skip
+        _queue_frame.final_row("episode", episode_id, key="ep:", decide=_decide,
+                               accept_blocked=why)  # fmt: skip

@@ -13,6 +13,8 @@ from typing import Any, Final
 
 import streamlit as st
 
+from codesearch_core.access import Action
+from codesearch_core.models import DecisionAction
 from pages import _guidelines, _layout, _shared
 
 #: The queue on the card, in the address (`?queue=drafts`): a reload, a link or Back keeps it.
@@ -133,6 +135,31 @@ def action_row(
         st.caption("Keys: " + " · ".join(hints) + " · **Enter** or **Esc** leaves the note")
     st.html(NOTE_KEYS_SCRIPT, unsafe_allow_javascript=True)
     return clicked
+
+
+def final_row(
+    what: str,
+    item_id: str,
+    *,
+    key: str,
+    decide: Callable[..., None],
+    accept_blocked: str | None,
+    can_decide: bool = True,
+) -> None:
+    """An item in conflict: the reason, and a lead's Final: accept / Final: reject, each
+    `decide(item_id, action, None, True)`. Only a lead may; the store refuses anyone else's final
+    decision as well."""
+    not_lead = _shared.denial(Action.RESOLVE)
+    st.warning(f"Reviewers disagree on this {what}. A final decision settles it"
+               + (f" ({not_lead})." if not_lead else ":"), icon=":material/gavel:")  # fmt: skip
+    r1, r2, _ = st.columns([2, 2, 5])
+    r1.button("Final: accept", icon=":material/gavel:", key=f"{key}final_accept",
+              disabled=not can_decide or accept_blocked is not None or bool(not_lead),
+              on_click=decide, args=(item_id, DecisionAction.ACCEPT, None, True),
+              help=not_lead or accept_blocked)  # fmt: skip
+    r2.button("Final: reject", icon=":material/gavel:", key=f"{key}final_reject",
+              disabled=not can_decide or bool(not_lead), on_click=decide,
+              args=(item_id, DecisionAction.REJECT, None, True), help=not_lead)  # fmt: skip
 
 
 def flash(kind: str, text: str) -> None:

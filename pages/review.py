@@ -17,7 +17,6 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
-from codesearch_core.access import Action
 from codesearch_core.engines import IMPORT_ENGINE, MUTATIONS_ENGINE, OPENAI_ENGINE, VLLM_ENGINE
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
@@ -244,18 +243,8 @@ def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
         blocked=under_row,
     )  # fmt: skip
     if item.state == "conflict":
-        # A lead settles it; the store refuses anyone else's final decision as well.
-        not_lead = _shared.denial(Action.RESOLVE)
-        st.warning("Reviewers disagree on this item. A final decision settles it"
-                   + (f" ({not_lead})." if not_lead else ":"), icon=":material/gavel:")  # fmt: skip
-        r1, r2, _ = st.columns([2, 2, 5])
-        r1.button("Final: accept", icon=":material/gavel:", key="final_accept",
-                  disabled=not who or why_not is not None or bool(not_lead), on_click=_decide,
-                  args=(stored.id, DecisionAction.ACCEPT, None, True),
-                  help=not_lead or why_not)  # fmt: skip
-        r2.button("Final: reject", icon=":material/gavel:", key="final_reject",
-                  disabled=not who or bool(not_lead), on_click=_decide,
-                  args=(stored.id, DecisionAction.REJECT, None, True), help=not_lead)  # fmt: skip
+        _queue_frame.final_row("item", stored.id, key="", decide=_decide, accept_blocked=why_not,
+                               can_decide=bool(who))  # fmt: skip
 
 
 @st.fragment
