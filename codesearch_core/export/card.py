@@ -152,17 +152,6 @@ FEATURES: Final[dict[ExportFormat, dict[str, Any]]] = {
         "preferred_output": _call_turns(_STRING),
         "non_preferred_output": _call_turns(_STRING),
     },
-    ExportFormat.HF_AGENT: {"messages": _JSON_LIST, "tools": _TOOLS},
-    ExportFormat.OPENAI_SFT_AGENT: {
-        "messages": _JSON_LIST,
-        "tools": _TOOLS,
-        "parallel_tool_calls": {"dtype": "bool"},
-    },
-    ExportFormat.SHAREGPT_AGENT: {
-        "conversations": {"list": [_named("from", _STRING), _named("value", _STRING)]},
-        "system": _STRING,
-        "tools": _STRING,
-    },
     ExportFormat.HF_PROMPTS: {
         "prompt": _PROMPT,
         "tools": _TOOLS,
@@ -171,6 +160,10 @@ FEATURES: Final[dict[ExportFormat, dict[str, Any]]] = {
         "language": _STRING,
     },
 }
+# The agent formats hold more turns in the same columns as their one-call twins.
+FEATURES[ExportFormat.HF_AGENT] = FEATURES[ExportFormat.HF_CHAT]
+FEATURES[ExportFormat.OPENAI_SFT_AGENT] = FEATURES[ExportFormat.OPENAI_SFT]
+FEATURES[ExportFormat.SHAREGPT_AGENT] = FEATURES[ExportFormat.SHAREGPT]
 
 
 def tool_versions() -> dict[str, str]:

@@ -4,16 +4,13 @@ gold reference call with its expected spans (`dataset`), in the layouts the stor
 
 from __future__ import annotations
 
-import os
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from codesearch_core.errors import InputFileError
 from codesearch_core.export.formats import chat_record, xlam_record
-from codesearch_core.export.observe import Observed, Observer
-from codesearch_core.export.records import OBSERVE_AHEAD, ExportFormat
+from codesearch_core.export.observe import Observer, observed_ahead
+from codesearch_core.export.records import ExportFormat
 from codesearch_core.export.targets import (
     hf_chat_record,
     hf_prompts_record,
@@ -44,7 +41,9 @@ def single_call_records(
     }
     if fmt in observed_builders:
         build = observed_builders[fmt]
-        for row, observed in _observed_rows(rows, observer):
+        for row, observed in observed_ahead(
+            ((row, row.call_json or "", row.corpus, expected) for row, expected in rows), observer
+        ):
             yield build(row, observed, with_meta=with_meta)
         return
     for index, (row, _) in enumerate(rows):
@@ -58,27 +57,3 @@ def single_call_records(
             raise InputFileError(
                 f"{fmt.value} pairs answers with rejected ones; rows without reviews have none"
             )
-
-
-def _observed_rows(
-    rows: Iterable[tuple[ExportRow, Sequence[Span]]], observer: Observer
-) -> Iterator[tuple[ExportRow, Observed]]:
-    """Each row with its call run, in order; the runs overlap on a few threads, `OBSERVE_AHEAD`
-    rows ahead (as `_observed` does for the store's rows)."""
-    pending: deque[tuple[ExportRow, Future[Observed]]] = deque()
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
-    try:
-        for row, expected in rows:
-            assert row.call_json is not None
-            pending.append(
-                (row, pool.submit(observer.observe, row.call_json, row.corpus, expected))
-            )
-            if len(pending) >= OBSERVE_AHEAD:
-                done, job = pending.popleft()
-                yield done, job.result()
-        while pending:
-            done, job = pending.popleft()
-            yield done, job.result()
-    finally:
-        # A stopped export (Ctrl-C, a closed stream) does not wait for the runs queued ahead.
-        pool.shutdown(wait=True, cancel_futures=True)

@@ -10,11 +10,14 @@ rows (or one repeated by many proposals) runs once.
 from __future__ import annotations
 
 import json
+import os
 import threading
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from codesearch_core import config
 from codesearch_core.corpora import corpus_root
@@ -128,3 +131,31 @@ def summary_text(run: RunResult) -> str:
     at = f" at {len(spans)} locations" if len(spans) < found else ""
     in_files = "file" if files == 1 else "files"
     return f"Found {found} {matches}{at} in {files} {in_files}: {shown}{more}."
+
+
+#: How many calls an export runs ahead of the record it writes.
+OBSERVE_AHEAD: Final = 32
+
+T = TypeVar("T")
+
+
+def observed_ahead(
+    items: Iterable[tuple[T, str, str, Sequence[Span]]], observer: Observer
+) -> Iterator[tuple[T, Observed]]:
+    """Each item with its call (JSON, corpus, expected spans) run, in order. The runs overlap on
+    a few threads (each is a child process), `OBSERVE_AHEAD` items ahead; the items are read from
+    this thread only (a store's cursor is not shared). A stopped export (Ctrl-C, a closed stream)
+    does not wait for the runs queued ahead."""
+    pending: deque[tuple[T, Future[Observed]]] = deque()
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+    try:
+        for item, call_json, corpus, expected in items:
+            pending.append((item, pool.submit(observer.observe, call_json, corpus, expected)))
+            if len(pending) >= OBSERVE_AHEAD:
+                done, job = pending.popleft()
+                yield done, job.result()
+        while pending:
+            done, job = pending.popleft()
+            yield done, job.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

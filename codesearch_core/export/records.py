@@ -19,10 +19,7 @@ under the first reason it gave none.
 from __future__ import annotations
 
 import json
-import os
-from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
 from itertools import groupby
@@ -34,7 +31,7 @@ from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError, InputFileError
 from codesearch_core.export import episodes
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
-from codesearch_core.export.observe import Observed, Observer
+from codesearch_core.export.observe import Observed, Observer, observed_ahead
 from codesearch_core.export.targets import (
     hf_chat_record,
     hf_preference_record,
@@ -43,15 +40,13 @@ from codesearch_core.export.targets import (
     openai_sft_record,
     sharegpt_record,
 )
-from codesearch_core.models import Blueprint, Split, ToolCall, ToolName
+from codesearch_core.models import Blueprint, Span, Split, ToolCall, ToolName
 from codesearch_core.store import DecisionState, ExportRow, QueueFilters, Store, StoredEpisode
 from codesearch_core.tools import check_runnable, parse_tool_call
 
 #: How much lower than the chosen answer an unreviewed proposal or a counter-call must be graded
 #: to be a rejected answer: a near-equivalent call is no lesson in what not to do.
 MIN_MARGIN: Final = 0.2
-#: How many rows the observing export runs ahead of the row it writes.
-OBSERVE_AHEAD: Final = 32
 #: A reference call that no longer earns this much (its corpus changed under it) is no gold.
 GOLD_MIN_REWARD: Final = 0.9
 
@@ -322,24 +317,18 @@ def _counted(rows: Iterator[ExportRow], counter: ExportCounts) -> Iterator[Expor
 def _observed(
     store: Store, rows: Iterator[ExportRow], observer: Observer
 ) -> Iterator[tuple[ExportRow, Observed]]:
-    """Each row with its call run on its corpus, in order. The runs overlap on a few threads (each
-    is a child process); the store is read from this thread only, `OBSERVE_AHEAD` rows ahead."""
-    blueprint: Blueprint | None = None
-    pending: deque[tuple[ExportRow, Future[Observed]]] = deque()
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    """Each row with its call run on its blueprint's corpus, in order (`observed_ahead`)."""
+
+    def calls() -> Iterator[tuple[ExportRow, str, str, Sequence[Span]]]:
+        blueprint: Blueprint | None = None
         for row in rows:
             if blueprint is None or blueprint.id != row.blueprint_id:
                 # Rows come grouped by blueprint: one lookup per blueprint.
                 blueprint = store.get_blueprints([row.blueprint_id])[0]
             assert row.call_json is not None
-            job = pool.submit(observer.observe, row.call_json, blueprint.corpus, blueprint.expected)
-            pending.append((row, job))
-            if len(pending) >= OBSERVE_AHEAD:
-                done, job = pending.popleft()
-                yield done, job.result()
-        while pending:
-            done, job = pending.popleft()
-            yield done, job.result()
+            yield row, row.call_json, blueprint.corpus, blueprint.expected
+
+    return observed_ahead(calls(), observer)
 
 
 def export_filters(filters: QueueFilters | None, *, include_eval: bool) -> QueueFilters:
