@@ -74,8 +74,8 @@ def _queue(store: Store) -> None:
         draft_id = st.session_state.get(PINNED) or store.lease_next_draft(who)
         draft = store.get_draft(draft_id) if draft_id else None
         _queue_frame.progress(*store.queue_progress(who, kind=DRAFT))
-        seen = [seen_id for seen_id, _ in store.seen_items(who, kind=DRAFT)]
-        _queue_frame.step_row(seen, draft.id if draft else None, key="drafts", on_step=_step)
+        _queue_frame.step_row(store.seen_items(who, kind=DRAFT), draft.id if draft else None,
+                              key="drafts", on_step=_step)  # fmt: skip
         if draft is None:
             st.info("No drafts left to review: make some on the Synthesize page.",
                     icon=":material/inbox:")  # fmt: skip

@@ -85,10 +85,6 @@ def _current(store: Store, who: str) -> studio.EpisodeCard | None:
     return card
 
 
-def _seen(store: Store, who: str) -> list[str]:
-    return [episode_id for episode_id, _ in store.seen_items(who, kind=EPISODE)]
-
-
 def _step(episode_id: str | None) -> None:
     """Previous / Next: an episode the reviewer decided, as it is; None: the next one to do."""
     if episode_id is None:
@@ -99,7 +95,7 @@ def _step(episode_id: str | None) -> None:
 
 
 def _empty(store: Store, who: str) -> None:
-    _queue_frame.step_row(_seen(store, who), None, key="episodes", on_step=_step)
+    _queue_frame.step_row(store.seen_items(who, kind=EPISODE), None, key="episodes", on_step=_step)
     st.info(
         "No episodes left to review. Episodes are made by "
         f"`{studio.ROLLOUTS_COMMAND}`, or by **Roll out episodes** on the Propose page.",
@@ -175,7 +171,9 @@ def _card(store: Store, card: studio.EpisodeCard, who: str) -> None:
         at = done if mine else done + 1
         _queue_frame.position(f"Episode {min(at, share)} of {share}", f"{share - done} left")
         _queue_frame.progress(done, share)
-        _queue_frame.step_row(_seen(store, who), card.episode_id, key="episodes", on_step=_step)
+        _queue_frame.step_row(
+            store.seen_items(who, kind=EPISODE), card.episode_id, key="episodes", on_step=_step
+        )
         state = {"accept": "accepted", "reject": "rejected", "conflict": "in conflict"}
         reviews = " · ".join(f"{r} **{a}**" for r, (a, _) in card.votes.items()) or "none yet"
         st.caption(

@@ -69,7 +69,7 @@ def progress(done: int, share: int) -> None:
 
 
 def step_row(
-    seen: Sequence[str],
+    seen_items: Sequence[tuple[str, str | None]],
     current: str | None,
     *,
     key: str,
@@ -78,7 +78,9 @@ def step_row(
     """Previous and Next (keys ← and →) over the items this reviewer decided in this queue, in
     the order they first did: an earlier item shows as it is, with their decision, and can be
     decided again. Next past the last one returns to the items still to do (`on_step(None)`).
-    Undo takes a decision back; this only steps, so nothing is decided twice."""
+    Undo takes a decision back; this only steps, so nothing is decided twice. `seen_items`:
+    `Store.seen_items` of the reviewer in this queue."""
+    seen = [item_id for item_id, _ in seen_items]
     if current in seen:
         at = seen.index(current)
         earlier = seen[at - 1] if at else None

@@ -285,8 +285,7 @@ def _card() -> None:
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")
         if who:
-            seen = [seen_id for seen_id, _ in store.seen_items(who)]
-            _queue_frame.step_row(seen, None, key="review", on_step=_step)
+            _queue_frame.step_row(store.seen_items(who), None, key="review", on_step=_step)
         if undoable:
             st.button("Undo last decision", icon=":material/undo:", shortcut="U",
                       on_click=_undo, key="undo_empty")  # fmt: skip
@@ -314,8 +313,7 @@ def _card() -> None:
         _queue_frame.position(where, f"{left_to_do} {filters.decision.value}")
         if who:
             _queue_frame.progress(*store.queue_progress(who))
-            seen = [seen_id for seen_id, _ in store.seen_items(who)]
-            _queue_frame.step_row(seen, stored.id, key="review", on_step=_step)
+            _queue_frame.step_row(store.seen_items(who), stored.id, key="review", on_step=_step)
         st.caption(
             f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · {bp.difficulty.value}"
             + (" · " + " ".join(f"`{t}`" for t in bp.tags) if bp.tags else "")
