@@ -81,6 +81,8 @@ def step_row(
     Undo takes a decision back; this only steps, so nothing is decided twice. `seen_items`:
     `Store.seen_items` of the reviewer in this queue."""
     seen = [item_id for item_id, _ in seen_items]
+    if not seen:
+        return  # nothing decided here yet: two greyed buttons would only be in the way
     if current in seen:
         at = seen.index(current)
         earlier = seen[at - 1] if at else None
