@@ -15,12 +15,13 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
 import duckdb
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import to_do
 from codesearch_core.store.guidelines import CURRENT_VERSION_SQL as CURRENT_GUIDELINES_SQL
 from codesearch_core.store.queries import queue_where, review_settings
 from codesearch_core.store.queue_kinds import KINDS, PROPOSAL, Settled, kind_of
@@ -301,20 +302,6 @@ def seen_items(cur: Cursor, reviewer: str, *, kind: str) -> list[tuple[str, str 
 # --- leases and the reviewer's queue ------------------------------------------------------------
 
 
-def _to_do_where(kind: str, reviewer: str, now: datetime, reviews: int) -> tuple[str, list[Any]]:
-    """Over `{table} p`: the open items of `kind` the reviewer has not voted on that others
-    (their votes plus their live leases) have not already taken up to `reviews`."""
-    k = KINDS[kind]
-    return (
-        f"p.decision IS NULL AND p.n_votes < ? AND NOT EXISTS (SELECT 1 FROM votes v WHERE "
-        f"v.kind = ? AND v.item_id = p.{k.id_column} AND v.reviewer = ?) AND p.{k.id_column} "
-        f"NOT IN (SELECT l.item_id FROM leases l JOIN {k.table} q ON q.{k.id_column} = l.item_id "
-        f"WHERE l.kind = ? AND l.reviewer <> ? AND l.expires_at > ? "
-        "GROUP BY l.item_id, q.n_votes HAVING q.n_votes + count(*) >= ?)",
-        [reviews, kind, reviewer, kind, reviewer, now, reviews],
-    )
-
-
 def _reviews(cur: Cursor, kind: str) -> int:
     return review_settings(cur).reviews_per_item if KINDS[kind].shared_reviews else 1
 
@@ -328,11 +315,13 @@ def lease_next(
     """
     k = kind_of(kind)
     settings = review_settings(cur)
-    if kind == PROPOSAL:
-        f = replace(filters or QueueFilters(), decision=DecisionState.UNDECIDED, reviewer=reviewer)
-        where, params = queue_where(f, now=now, reviews=settings.reviews_per_item)
-    else:
-        where, params = _to_do_where(kind, reviewer, now, _reviews(cur, kind))
+    if kind != PROPOSAL:
+        item_id = to_do.next_to_do(cur, kind, reviewer, now, _reviews(cur, kind))
+        if item_id is not None:
+            take_lease(cur, item_id, reviewer, now=now, minutes=settings.lease_minutes, kind=kind)
+        return item_id
+    f = replace(filters or QueueFilters(), decision=DecisionState.UNDECIDED, reviewer=reviewer)
+    where, params = queue_where(f, now=now, reviews=settings.reviews_per_item)
     # The reviewer's own leases as a plain IN list: a correlated EXISTS here made DuckDB join and
     # group every to-do row (59 ms against 39 ms at 100k episodes, bench_episode_card.py).
     row = first_row(
@@ -353,19 +342,13 @@ def lease_next(
 def progress(cur: Cursor, reviewer: str, *, kind: str, now: datetime) -> tuple[int, int]:
     """(done, share): the items of `kind` the reviewer has voted on (skips too) and those plus
     the ones still to do for them."""
-    k = KINDS[kind]
-    where, params = _to_do_where(kind, reviewer, now, _reviews(cur, kind))
+    # Items are never deleted (a drift item replaced takes its votes with it): each vote is an item.
     row = first_row(
-        cur.execute(
-            f"SELECT (SELECT count(*) FROM votes v JOIN {k.table} t ON t.{k.id_column} = v.item_id "
-            f"WHERE v.kind = ? AND v.reviewer = ?), (SELECT count(*) FROM {k.table} p "
-            f"WHERE {where})",
-            [kind, reviewer, *params],
-        )
+        cur.execute("SELECT count(*) FROM votes WHERE kind = ? AND reviewer = ?", [kind, reviewer])
     )
     assert row is not None
     done = int(row[0])
-    return done, done + int(row[1])
+    return done, done + to_do.count_to_do(cur, kind, reviewer, now, _reviews(cur, kind))
 
 
 def take_lease(
