@@ -41,8 +41,10 @@ from codesearch_core.dataset.items import (
     item_from_draft,
     item_line,
     read_items,
+    read_runs,
     spans_of,
     verify_items,
+    write_runs,
 )
 from codesearch_core.dataset.recipe import Recipe
 from codesearch_core.dataset.select import read_drop_list, select
@@ -54,11 +56,14 @@ from codesearch_core.export import (
     tool_versions,
     write_jsonl_atomic,
 )
-from codesearch_core.models import sha256_hex
+from codesearch_core.models import RunResult, sha256_hex
 from codesearch_core.store import Draft
 from codesearch_core.synthesis import NothingToMineError, TemplateWriter, synthesize
+from codesearch_core.tools import parse_tool_call
 
 STAGES: Final = ("synthesize", "verify", "filter", "split", "export", "card")
+#: The verify stage's runs of single calls, by item id (`_observer`).
+RUNS: Final = "runs.jsonl"
 WORK: Final = ".work"
 KEY: Final = ".key"
 SPLITS: Final = ("train", "eval")
@@ -266,13 +271,27 @@ def _drafted(work: _Work, recipe: Recipe) -> list[Item]:
 def _verify(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     items = _drafted(work, recipe)
     v = recipe.verification
+    runs: dict[str, RunResult] = {}
     verified = verify_items(
         items, timeout_s=v.timeout_s, workers=v.workers, should_stop=hooks.should_stop,
-        on_progress=lambda done: hooks.on_progress("verify", done, len(items)),
+        on_progress=lambda done: hooks.on_progress("verify", done, len(items)), runs=runs,
     )  # fmt: skip
     if verified is None:
         raise BuildInterrupted("verify")
     _write_lines(part / "items.jsonl", verified)
+    write_runs(part / RUNS, runs)  # the export's observations are these runs'
+
+
+def _observer(work: _Work) -> Observer:
+    """The verify stage's runs, handed to the observed layouts (runs cost export as much as
+    verification did): they ran on the same pinned corpora, minutes before."""
+    runs = read_runs(work.root / "verify" / RUNS)
+    items = read_items(work.root / "filter" / "items.jsonl")
+    return Observer(
+        (parse_tool_call(i["reference"]), i["corpus"], runs[i["id"]])
+        for i in items
+        if i["id"] in runs
+    )
 
 
 def _filter(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
@@ -301,7 +320,7 @@ def _split(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
 
 def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     files: dict[str, dict[str, Any]] = {}
-    observer = Observer()  # the observed layouts share each call's run
+    observer = _observer(work)  # the observed layouts share each call's run
     for side in SPLITS:
         items = read_items(work.root / "split" / f"{side}.jsonl")
         # A plan is several calls; every layout here holds one call per answer (as exports do).
@@ -415,3 +434,12 @@ def _put_in_place(work: _Work, out: Path) -> None:
         raise
     for done, target in staged:
         os.replace(done, target)
+    # A format the recipe no longer exports: its files from an earlier build would pass for this
+    # build's.
+    kept = {target for _, target in staged}
+    for old in sorted((out / "exports").rglob("*.jsonl")):
+        if old not in kept:
+            old.unlink()
+    for folder in sorted((out / "exports").glob("*/"), reverse=True):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()

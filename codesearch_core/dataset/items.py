@@ -18,7 +18,7 @@ import msgspec
 
 from codesearch_core.corpora import corpus_root
 from codesearch_core.grading import score
-from codesearch_core.models import Blueprint, Span, sha256_hex
+from codesearch_core.models import Blueprint, RunResult, Span, sha256_hex
 from codesearch_core.store import Draft, ExportRow
 from codesearch_core.tools import parse_plan, run_plan
 from codesearch_core.verify import VerifyTask, verify_many
@@ -36,6 +36,30 @@ def item_line(item: Mapping[str, Any]) -> bytes:
 def read_items(path: Path) -> list[Item]:
     with path.open("rb") as fh:
         return [msgspec.json.decode(line) for line in fh if line.strip()]
+
+
+class _Run(msgspec.Struct, frozen=True):
+    """One line of the verify stage's runs file."""
+
+    id: str
+    run: RunResult
+
+
+def write_runs(path: Path, runs: Mapping[str, RunResult]) -> None:
+    """Each item's run as one line, in the order of the items' ids."""
+    with path.open("wb") as fh:
+        for item_id in sorted(runs):
+            fh.write(_encode(_Run(item_id, runs[item_id])) + b"\n")
+
+
+def read_runs(path: Path) -> dict[str, RunResult]:
+    """The runs `write_runs` wrote, by item id; none if there is no such file (a stage kept by
+    an older build)."""
+    if not path.is_file():
+        return {}
+    decoder = msgspec.json.Decoder(_Run)
+    with path.open("rb") as fh:
+        return {r.id: r.run for r in map(decoder.decode, fh) if r.id}
 
 
 def _expected(spans: Iterable[Span]) -> list[dict[str, Any]]:
@@ -100,9 +124,11 @@ def verify_items(
     workers: int,
     on_progress: Callable[[int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    runs: dict[str, RunResult] | None = None,
 ) -> list[Item] | None:
     """Each item run on its corpus and graded against its expected spans, in the items' order;
-    None when `should_stop` cut the run short (nothing of a half-run stage is kept)."""
+    None when `should_stop` cut the run short (nothing of a half-run stage is kept). `runs`, if
+    given, gets each single-call item's run by its id (for the export's observations)."""
     by_id = {item["id"]: item for item in items}
     singles = [i for i in items if i["tool"] != PLAN_TOOL]
     tasks = [
@@ -120,6 +146,8 @@ def verify_items(
     outcomes: Iterator[Any] = verify_many(tasks, workers=workers, should_stop=should_stop)
     for outcome in outcomes:
         grade = outcome.grade
+        if runs is not None:
+            runs[outcome.proposal_id] = outcome.run
         done[outcome.proposal_id] = _graded(
             by_id[outcome.proposal_id], outcome.run.ok, outcome.reward.total,
             grade.span_f1 if grade is not None else None, outcome.run.error,

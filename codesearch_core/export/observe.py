@@ -4,7 +4,9 @@ observation turn carry, and the graded reward that ranks preference pairs.
 Stored runs are not read back: a reference call and a counter-call have none, and running the
 call on the corpus as it is now is what makes the observation true of the file the trainer gets.
 Runs are cached by (call, corpus) for the length of one export, so a call exported in several
-rows (or one repeated by many proposals) runs once.
+rows (or one repeated by many proposals) runs once. A data set build hands over the runs of its
+verify stage, made minutes before on the same pinned corpus: running every call again cost its
+export as much as its verification.
 """
 
 from __future__ import annotations
@@ -46,8 +48,11 @@ class Observed:
 class Observer:
     """Runs calls on their corpora, once per (call, corpus) in one export."""
 
-    def __init__(self) -> None:
-        self._runs: dict[tuple[str, str], RunResult] = {}
+    def __init__(self, runs: Iterable[tuple[ToolCall, str, RunResult]] = ()) -> None:
+        """`runs`: (call, corpus, run) of calls already run on their corpus as it is now."""
+        self._runs: dict[tuple[str, str], RunResult] = {
+            (call.to_json(), corpus): run for call, corpus, run in runs
+        }
         self._roots: dict[str, Path] = {}
         self._lock = threading.Lock()  # the observing exports run calls on a few threads
         self.runs = 0

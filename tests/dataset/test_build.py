@@ -4,6 +4,7 @@ nothing half-written in DIR."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,10 @@ from codesearch_core.dataset import (
     build_dataset,
     load_recipe,
 )
+from codesearch_core.dataset.items import read_items, read_runs
 from codesearch_core.errors import InputFileError
+from codesearch_core.export import observe
+from codesearch_core.models import RunResult, ToolCall
 
 
 def test_a_build_writes_the_splits_the_exports_and_the_card(small_build: BuildResult) -> None:
@@ -109,8 +113,44 @@ def test_a_build_that_fails_leaves_nothing_half_written_in_its_folder(tmp_path: 
 
 @pytest.mark.slow
 def test_new_mix_caps_rerun_the_filter_and_the_stages_after_it_only(built_copy: Path) -> None:
-    recipe = small_variant(built_copy.parent, ("max_rule_share = 0.5", "max_rule_share = 0.3"))
+    assert (built_copy / "exports" / "hf-prompts" / "train.jsonl").is_file()
+    recipe = small_variant(
+        built_copy.parent,
+        ("max_rule_share = 0.5", "max_rule_share = 0.3"),
+        ('formats = ["xlam", "hf-chat", "hf-prompts"]', 'formats = ["xlam", "hf-chat"]'),
+    )
     again = build_dataset(load_recipe(recipe), built_copy)
     assert again.resumed == ("synthesize", "verify")
     assert all(v["share"] <= 0.3 for k, v in again.card["mix"]["rule"].items() if k != "seed")
     assert "max_rule_share = 0.3" in (built_copy / "README.md").read_text()
+    # The format dropped from the recipe leaves no file behind that would pass for this build's.
+    assert sorted(p.name for p in (built_copy / "exports").iterdir()) == ["hf-chat", "xlam"]
+
+
+@pytest.mark.slow
+def test_the_export_observes_the_runs_of_the_verify_stage(
+    built_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = built_copy / ".work"
+    singles = [i["id"] for i in read_items(work / "verify" / "items.jsonl") if i["tool"] != "plan"]
+    assert sorted(read_runs(work / "verify" / "runs.jsonl")) == sorted(singles)
+    before = file_hashes(built_copy)
+    ran: list[str] = []
+    real = observe.run_tool_call
+
+    def counted(call: ToolCall, root: Path) -> RunResult:
+        ran.append(call.to_json())
+        return real(call, root)  # the real tool, counted
+
+    monkeypatch.setattr(observe, "run_tool_call", counted)
+    recipe = load_recipe(SMALL)
+    for kept_runs in (True, False):
+        shutil.rmtree(work / "export")
+        shutil.rmtree(work / "card")
+        if not kept_runs:
+            (work / "verify" / "runs.jsonl").unlink()  # a verify stage of an older build
+        again = build_dataset(recipe, built_copy)
+        assert again.resumed == ("synthesize", "verify", "filter", "split")
+        # The same files whether the observations come from verify's runs or from new ones.
+        assert file_hashes(built_copy) == before
+        assert bool(ran) is not kept_runs
