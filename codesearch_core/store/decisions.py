@@ -288,10 +288,11 @@ def last_undoable(
 def seen_items(cur: Cursor, reviewer: str, *, kind: str) -> list[tuple[str, str | None]]:
     """The items of `kind` the reviewer decided (skips included), in the order they first did,
     each with their vote now (None: undone): what Previous and Next step through."""
-    k = KINDS[kind]
+    # No join with the kind's table: items are never deleted (a drift item replaced keeps its
+    # id), and the join read every item's id (6 ms a card at 100k episodes).
     rows = cur.execute(
-        f"SELECT d.item_id, v.action FROM decisions d JOIN {k.table} t ON t.{k.id_column} = "
-        "d.item_id LEFT JOIN votes v ON v.kind = d.kind AND v.item_id = d.item_id "
+        "SELECT d.item_id, v.action FROM decisions d "
+        "LEFT JOIN votes v ON v.kind = d.kind AND v.item_id = d.item_id "
         "AND v.reviewer = d.reviewer WHERE d.reviewer = ? AND d.kind = ? AND d.action <> 'undo' "
         "AND NOT d.final GROUP BY d.item_id, v.action ORDER BY min(d.event_id)",
         [reviewer, kind],
