@@ -54,7 +54,10 @@ class QACard:
     @property
     def call_json(self) -> str:
         """The item's reference call (a plan: its steps) as the card shows it."""
-        return json.dumps(self.item.get("reference", {}), indent=2, ensure_ascii=False)
+        ref = dict(self.item.get("reference", {}))
+        # The store keeps the item's keys sorted; a call reads name first, as everywhere else.
+        ordered = {"name": ref.pop("name"), **ref} if "name" in ref else ref
+        return json.dumps(ordered, indent=2, ensure_ascii=False)
 
     @property
     def facts(self) -> dict[str, str]:
