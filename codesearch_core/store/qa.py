@@ -63,7 +63,8 @@ class QAImport:
 
 
 def qa_id_of(dataset_id: str, item_id: str) -> str:
-    return f"{dataset_id}:{item_id}"
+    # "." is unreserved in an address: `?item=` shows the id as it is.
+    return f"{dataset_id}.{item_id}"
 
 
 def import_sample(

@@ -38,7 +38,7 @@ def test_the_qa_card_shows_the_item_and_a_reject_keeps_its_note(studio_db: Path)
         dataset = QADataset("0123456789abcdef", "small", "/data/ds", "cafe" * 16)
         store.import_qa_sample(dataset, [("ledger/python", item)])
     at = _qa_queue()
-    qa_id = f"0123456789abcdef:{bp.id}"
+    qa_id = f"0123456789abcdef.{bp.id}"
     assert at.query_params.get("queue") == "qa" and at.query_params.get("item") == qa_id
     assert any(bp.intent in s for s in texts(at, "subheader"))
     assert any(

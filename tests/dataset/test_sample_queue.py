@@ -49,14 +49,14 @@ def test_the_queues_settled_decisions_make_the_cards_estimate(
     low, high = proportion_confint(2, 3, alpha=0.05, method="wilson")
     assert f"(95% Wilson interval {100 * low:.1f}% to {100 * high:.1f}%), from 3 reviewed" in text
     assert "3 settled, 2 open, 1 in conflict" in text
-    rejected = ids[2].split(":", 1)[1]
+    rejected = ids[2].split(".", 1)[1]
     assert (built_copy / "qa/rejected.txt").read_text() == f"{rejected}\n"
     card = json.loads((built_copy / "card.json").read_text())
     assert sum(s["reviewed"] for s in card["qa"]["strata"].values()) == 3
 
     # A file's verdicts go through the same path: one more reviewed item, listed if incorrect.
     (verdicts := tmp_path / "v.jsonl").write_text(
-        json.dumps({"id": ids[5].split(":", 1)[1], "verdict": "incorrect"}) + "\n"
+        json.dumps({"id": ids[5].split(".", 1)[1], "verdict": "incorrect"}) + "\n"
     )
     capsys.readouterr()
     assert main(["dataset", "sample", str(built_copy), "--import-verdicts", str(verdicts),
@@ -68,7 +68,7 @@ def test_the_queues_settled_decisions_make_the_cards_estimate(
     with Store(db) as store:
         store.undo_last("bob", item_id=ids[2], kind=QA)
     assert "from 3 reviewed" in _card(built_copy, db, capsys)
-    assert (built_copy / "qa/rejected.txt").read_text().split() == [ids[5].split(":", 1)[1]]
+    assert (built_copy / "qa/rejected.txt").read_text().split() == [ids[5].split(".", 1)[1]]
 
 
 def test_resampling_says_what_it_kept_and_replaced(

@@ -24,12 +24,12 @@ def test_a_sample_is_reviewed_like_any_queue_and_settles_into_verdicts(tmp_path:
             assert qa_id is not None
             store.record_decision(qa_id, action, "ann", note="off by a line", kind=QA)
             decided.append(qa_id)
-        assert decided == ["d5e7:a", "d5e7:b", "d5e7:c"]
+        assert decided == ["d5e7.a", "d5e7.b", "d5e7.c"]
         assert store.queue_progress("ann", kind=QA) == (3, 4)
-        assert store.undo_last("ann", kind=QA)[0] == "d5e7:c"
-        item = store.get_qa_item("d5e7:b")
+        assert store.undo_last("ann", kind=QA)[0] == "d5e7.c"
+        item = store.get_qa_item("d5e7.b")
         assert item is not None and item.decision == "reject" and item.item["intent"] == "Find b"
-        assert store.queue_history("d5e7:b", kind=QA)[0].note == "off by a line"
+        assert store.queue_history("d5e7.b", kind=QA)[0].note == "off by a line"
         assert settled_verdicts(store.qa_items("d5e7")) == {"a": True, "b": False}
         assert store.qa_counts() == {"open": 2, "accept": 1, "reject": 1, "conflict": 0}
 
@@ -38,20 +38,20 @@ def test_reviewers_who_disagree_leave_no_verdict_until_a_lead_decides(tmp_path: 
     with Store(tmp_path / "s.duckdb") as store:
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
         store.import_qa_sample(DATASET, _items("a"))
-        store.record_decision("d5e7:a", "accept", "ann", kind=QA)
+        store.record_decision("d5e7.a", "accept", "ann", kind=QA)
         assert settled_verdicts(store.qa_items("d5e7")) == {}  # one review of two: open
-        store.record_decision("d5e7:a", "reject", "bob", kind=QA)
-        assert store.first_qa_conflict() == "d5e7:a"
+        store.record_decision("d5e7.a", "reject", "bob", kind=QA)
+        assert store.first_qa_conflict() == "d5e7.a"
         assert settled_verdicts(store.qa_items("d5e7")) == {}
-        store.record_decision("d5e7:a", "reject", "lead", final=True, kind=QA)
+        store.record_decision("d5e7.a", "reject", "lead", final=True, kind=QA)
         assert settled_verdicts(store.qa_items("d5e7")) == {"a": False}
 
 
 def test_sampling_again_replaces_open_items_and_keeps_decided_ones(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
         store.import_qa_sample(DATASET, _items("a", "b", "c"))
-        store.record_decision("d5e7:a", "accept", "ann", kind=QA)
-        store.record_decision("d5e7:b", "skip", "ann", kind=QA)
+        store.record_decision("d5e7.a", "accept", "ann", kind=QA)
+        store.record_decision("d5e7.b", "skip", "ann", kind=QA)
         store.import_qa_sample(QADataset("other", "x", "/x", "0"), _items("a"))  # another data set
         again = [("language-c", {"id": "c"}), ("language-e", {"id": "e"})]
         done = store.import_qa_sample(QADataset("d5e7", "small", "/moved/ds", "f00d"), again)
