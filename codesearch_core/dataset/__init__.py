@@ -5,7 +5,7 @@ sample with its measured error rate (`dataset.sample`).
 
 Public API: `load_recipe`, `Recipe`, `RecipeError`, `build_dataset`, `Hooks`, `BuildResult`,
 `BuildInterrupted`, `STAGES`, `draw_sample`, `queue_sample`, `dataset_of`, `import_verdicts`,
-`write_estimate`, `estimate`, `render_card`.
+`write_estimate`, `estimate`, `render_card`, `spans_of` (an item's expected spans).
 Imports `synthesis`, `verify`, `export`, `store` (types) and below: a recipe only orchestrates
 what those layers do.
 """
@@ -17,6 +17,7 @@ from codesearch_core.dataset.build import (
     Hooks,
     build_dataset,
 )
+from codesearch_core.dataset.items import spans_of
 from codesearch_core.dataset.recipe import Recipe, RecipeError, load_recipe
 from codesearch_core.dataset.sample import (
     dataset_of,
@@ -43,5 +44,6 @@ __all__ = [
     "load_recipe",
     "queue_sample",
     "render_card",
+    "spans_of",
     "write_estimate",
 ]

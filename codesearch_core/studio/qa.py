@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from codesearch_core.dataset.items import spans_of
+from codesearch_core.dataset import spans_of
 from codesearch_core.models import Span
 from codesearch_core.store import QA, DecisionEvent, QAItem, Store
 from codesearch_core.studio.episodes import votes_from
