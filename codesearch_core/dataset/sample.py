@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -203,14 +203,15 @@ def _sample_rows(out: Path) -> list[Item]:
 def import_verdicts(out: Path, path: Path, store: Store | None = None) -> dict[str, Any]:
     """Add the verdicts of `path` to DIR's, then `write_estimate` (with the queue's, when a store
     is given). Nothing is written when a line is wrong."""
-    sampled = {s["id"] for s in _sample_rows(out)}
     queued = _queued(out, store)
-    new = _read_verdicts(path, sampled | {q.item_id for q in queued})
+    known_ids = {s["id"] for s in _sample_rows(out)} | {q.item_id for q in queued}
+    new = _read_verdicts(path, known_ids)
     if not new:
         raise InputFileError(f"no verdicts in {path}: nothing to estimate")
-    known = _file_verdicts(out)
-    rows = [{"id": k, "verdict": "correct" if v else "incorrect"}
-            for k, v in sorted({**known, **new}.items())]  # fmt: skip
+    merged = {**_file_verdicts(out, known_ids), **new}
+    rows = [
+        {"id": k, "verdict": "correct" if v else "incorrect"} for k, v in sorted(merged.items())
+    ]
     write_jsonl_atomic(out / QA / VERDICTS, rows)
     qa_card = write_estimate(out, store, queued=queued)
     assert qa_card is not None  # the file's verdicts are there
@@ -221,11 +222,16 @@ def _queued(out: Path, store: Store | None) -> list[QAItem]:
     return [] if store is None else store.qa_items(dataset_of(out).dataset_id)
 
 
-def _file_verdicts(out: Path) -> dict[str, bool]:
+def _file_verdicts(out: Path, known_ids: set[str]) -> dict[str, bool]:
     path = out / QA / VERDICTS
-    if not path.is_file():
-        return {}
-    return _read_verdicts(path, {s["id"] for s in read_items(out / QA / SAMPLE)})
+    return _read_verdicts(path, known_ids) if path.is_file() else {}
+
+
+def _queue_figures(queue: Sequence[QAItem]) -> dict[str, Any]:
+    """Where the QA queue stands: settled items count, open ones and conflicts do not (yet)."""
+    states = Counter(q.decision for q in queue)
+    return {"dataset": queue[0].dataset.dataset_id, "settled": states["accept"] + states["reject"],
+            "open": states[None], "conflict": states["conflict"]}  # fmt: skip
 
 
 def write_estimate(
@@ -240,25 +246,22 @@ def write_estimate(
     if not sample and not queue:
         return None  # never sampled: the card says how to begin
     strata = {s["id"]: s["stratum"] for s in sample} | {q.item_id: q.stratum for q in queue}
-    verdicts = {**_file_verdicts(out), **settled_verdicts(queue)}
+    verdicts = {**_file_verdicts(out, set(strata)), **settled_verdicts(queue)}
     card = _card(out)
-    rejected = sorted(k for k, v in verdicts.items() if not v)
     qa_card = None
     if verdicts:
         meta_path = out / QA / "sample.json"
         # No sample.json: the queue holds a sample drawn from another folder of the same data.
         meta = (json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file()
-                else {"stratify": [], "seed": None})  # fmt: skip
+                else {"stratify": ["as queued"], "seed": None})  # fmt: skip
         qa_card = {**estimate(verdicts, strata), "sampled": len(strata),
                    "stratify": meta["stratify"] or ["all"], "seed": meta["seed"]}  # fmt: skip
         if queue:
-            qa_card["queue"] = {"dataset": queue[0].dataset.dataset_id, "settled": sum(
-                q.decision in ("accept", "reject") for q in queue), "open": sum(
-                q.decision is None for q in queue), "conflict": sum(
-                q.decision == "conflict" for q in queue)}  # fmt: skip
+            qa_card["queue"] = _queue_figures(queue)
         card["qa"] = qa_card
     elif card.pop("qa", None) is None:
         return None  # nothing reviewed, and the card says so already
+    rejected = sorted(k for k, v in verdicts.items() if not v)
     _write_text(out / QA / REJECTED, "".join(f"{r}\n" for r in rejected))
     _write_text(out / CARD_JSON, card_json_text(card))
     _write_text(out / CARD_README, card_markdown(card))

@@ -1,6 +1,7 @@
 """The QA queue on the Review page, drawn by Streamlit (AppTest) over a real store: a data set's
-sampled item shows its intent, call, expected spans in the corpus, facts and data set; Incorrect
-with a note records a reject with the note; an empty queue says the commands that fill it."""
+sampled item shows its intent, call, expected spans in the corpus, facts and data set; an address
+naming no item says so; Incorrect with a note records a reject with the note; an empty queue says
+the commands that fill it."""
 
 from __future__ import annotations
 
@@ -51,6 +52,12 @@ def test_the_qa_card_shows_the_item_and_a_reject_keeps_its_note(studio_db: Path)
     # The expected span's lines, from the corpus, marked.
     blocks = [h.proto.body for h in at.get("html") if span.path in h.proto.body]
     assert blocks and f">{span.start_line}</span>" in blocks[0]
+
+    # An address naming no QA item (a stale link): said, and the next item to do instead.
+    at.query_params["item"] = "no-such-item"
+    at.run()
+    assert any("No QA item `no-such-item`" in w for w in texts(at, "warning"))
+    assert at.query_params.get("item") == qa_id
 
     at.text_input(key=f"qa:note:{qa_id}").input("misses a call site").run()
     next(b for b in at.button if b.key == "qa:reject").click().run()
