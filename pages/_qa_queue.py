@@ -115,12 +115,17 @@ def _note_key(qa_id: str) -> str:
     return f"qa:note:{qa_id}"
 
 
+def _reason_key(qa_id: str) -> str:
+    return f"qa:reason:{qa_id}"
+
+
 def _decide(qa_id: str, action: DecisionAction, seen: int | None, final: bool = False) -> None:
     store = _shared.get_store()
     note = str(st.session_state.get(_note_key(qa_id), "")).strip()
+    reason = st.session_state.get(_reason_key(qa_id)) if action is DecisionAction.REJECT else None
     try:
-        store.record_decision(qa_id, action, _shared.reviewer(), note=note, seen=seen,
-                              final=final, kind=QA)  # fmt: skip
+        store.record_decision(qa_id, action, _shared.reviewer(), note=note, reason=reason or "",
+                              seen=seen, final=final, kind=QA)  # fmt: skip
     except StaleDecisionError as err:
         # Another tab of this reviewer decided it: the next item, with why.
         st.session_state[CURRENT] = None
@@ -132,7 +137,7 @@ def _decide(qa_id: str, action: DecisionAction, seen: int | None, final: bool = 
         return
     st.session_state.pop(PINNED, None)
     st.session_state[CURRENT] = None
-    said = f" with the note “{note}”" if note else ""
+    said = (f" ({reason})" if reason else "") + (f" with the note “{note}”" if note else "")
     final_word = "Final: " if final else ""
     st.session_state[FLASH] = ("success",
                                f"{final_word}{_WORDS[action]} item `{qa_id}`{said}.")  # fmt: skip
@@ -181,7 +186,7 @@ def _card(store: Store, card: studio.QACard, who: str) -> None:
         if card.history:
             rows = [
                 {"when (UTC)": e.ts, "action": e.action.value, "reviewer": e.reviewer,
-                 "note": e.note, "final": e.final, "undone": e.undone}
+                 "reason": e.reason, "note": e.note, "final": e.final, "undone": e.undone}
                 for e in card.history
             ]  # fmt: skip
             st.dataframe(pd.DataFrame(rows), hide_index=True)
@@ -193,6 +198,12 @@ def _actions(card: studio.QACard, can_undo: bool, mine: tuple[str, int] | None) 
     qa_id = card.qa_id
     refused = _shared.denial(Action.REVIEW)
     seen = mine[1] if mine else None
+
+    def reason() -> None:
+        st.selectbox("Why incorrect", studio.QA_REJECT_REASONS, index=None,
+                     key=_reason_key(qa_id), placeholder="why incorrect",
+                     label_visibility="collapsed")  # fmt: skip
+
     _queue_frame.action_row(
         [
             _queue_frame.Choice(
@@ -218,7 +229,8 @@ def _actions(card: studio.QACard, can_undo: bool, mine: tuple[str, int] | None) 
             ),
         ],
         note_key=_note_key(qa_id),
-        note_placeholder="why incorrect · Enter, then A / X / S",
+        note_placeholder="note · Enter, then A / X / S",
+        extra=reason,
     )  # fmt: skip
     if card.state == "conflict":
         _queue_frame.final_row("item", qa_id, key="qa:", decide=_decide,

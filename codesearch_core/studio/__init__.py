@@ -79,6 +79,7 @@ from codesearch_core.studio.propose import (
 )
 from codesearch_core.studio.qa import (
     QA_CARD_COMMAND,
+    QA_REJECT_REASONS,
     QA_SAMPLE_COMMAND,
     QACard,
     next_qa_id,
@@ -135,6 +136,7 @@ __all__ = [
     "ITEM_PARAM",
     "OBSERVATION_VIEW_CHARS",
     "QA_CARD_COMMAND",
+    "QA_REJECT_REASONS",
     "QA_SAMPLE_COMMAND",
     "REJECT_REASONS",
     "ROLLOUTS_COMMAND",

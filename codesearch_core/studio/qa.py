@@ -20,6 +20,15 @@ from codesearch_core.studio.episodes import votes_from
 QA_SAMPLE_COMMAND: Final = "codesearch dataset sample DIR --n 100 --stratify tag,language --queue"
 #: What turns its decisions into the card's error rate.
 QA_CARD_COMMAND: Final = "codesearch dataset card DIR"
+#: Why a QA item is incorrect (the Incorrect button's reason; the note says more).
+QA_REJECT_REASONS: Final[tuple[str, ...]] = (
+    "the call does not answer the intent",
+    "misses spans the intent asks for",
+    "expects spans the intent does not ask for",
+    "the intent is unclear or ambiguous",
+    "wrong language, difficulty or tags",
+    "other",
+)
 #: The item's facts the card lists, in this order (an item's fields, `dataset.items`).
 FACTS: Final = ("corpus", "language", "difficulty", "split", "tool", "rule", "source")
 

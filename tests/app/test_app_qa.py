@@ -60,10 +60,12 @@ def test_the_qa_card_shows_the_item_and_a_reject_keeps_its_note(studio_db: Path)
     assert at.query_params.get("item") == qa_id
 
     at.text_input(key=f"qa:note:{qa_id}").input("misses a call site").run()
+    at.selectbox(key=f"qa:reason:{qa_id}").set_value("misses spans the intent asks for").run()
     next(b for b in at.button if b.key == "qa:reject").click().run()
     assert not at.exception, at.exception
     said = texts(at, "success")
-    assert any("Incorrect: item" in s and "misses a call site" in s for s in said), said
+    assert any("Incorrect: item" in s and "(misses spans the intent asks for) with the note "
+               "“misses a call site”" in s for s in said), said  # fmt: skip
     assert any(studio.QA_SAMPLE_COMMAND in i for i in texts(at, "info"))
     with stored(studio_db) as store:
         (event,) = store.queue_history(qa_id, kind=QA)
