@@ -1,7 +1,8 @@
 """The review card's diff view: a proposed call beside the reference, their changed fields, and
 the findings marked hit / partial / miss / extra in the corpus files. The Review page draws its
 card with it, and the Evaluations page opens any single-call eval answer in it (an agent's episode
-is `pages/_trajectory.py`, which draws its findings with the same functions)."""
+is `pages/_trajectory.py`, which draws its findings with the same functions; a QA item's expected
+spans are `expected_code`)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from typing import Any
 import streamlit as st
 
 from codesearch_core.errors import CodesearchError
-from codesearch_core.models import Blueprint
+from codesearch_core.models import Blueprint, Span
 from codesearch_core.studio import (
     Change,
     FindingRow,
     FindingStatus,
+    Mark,
+    Tone,
     call_diff,
     hit_windows,
     render_lines_html,
@@ -99,14 +102,37 @@ def finding_code(corpus: str, rows: Sequence[FindingRow]) -> None:
     for path, in_file in groupby(shown, key=lambda r: r.path):
         file_rows = list(in_file)
         title = f"{path} · " + ", ".join(f"{r.status.value} {r.lines_label}" for r in file_rows)
-        try:
-            lines = _shared.lines_of(corpus, path)
-        except CodesearchError as err:
-            st.caption(f"{title}: {err}")
-            continue
-        marks = [m for r in file_rows for m in r.marks]
-        for i, (first, last) in enumerate(hit_windows(len(lines), marks, context=2)):
-            st.html(render_lines_html(lines[first - 1 : last], first_line=first, marks=marks,
-                                      title=title if i == 0 else ""))  # fmt: skip
+        _file_block(corpus, path, title, [m for r in file_rows for m in r.marks])
     if len(rows) > MAX_FINDING_ROWS:
         st.caption(f"…and {len(rows) - MAX_FINDING_ROWS} more rows.")
+
+
+def expected_code(corpus: str, spans: Sequence[Span]) -> None:
+    """The spans an item expects, one block per file of the corpus with them marked (a QA item:
+    no call was run, so nothing is a hit or a miss); where the corpus is not here, file:line."""
+    st.markdown(f"**Expected findings** · {len(spans)} in {len({s.path for s in spans})} files")
+    if not spans:
+        st.caption("None: the call is expected to find nothing.")
+    shown = sorted(spans)[:MAX_FINDING_ROWS]
+    for path, in_file in groupby(shown, key=lambda s: s.path):
+        file_spans = list(in_file)
+        title = f"{path} · " + ", ".join(
+            f"L{s.start_line}" + (f"-{s.end_line}" if s.end_line != s.start_line else "")
+            for s in file_spans
+        )
+        _file_block(corpus, path, title,
+                    [Mark(s.start_line, s.end_line, Tone.HIT) for s in file_spans])  # fmt: skip
+    if len(spans) > MAX_FINDING_ROWS:
+        st.caption(f"…and {len(spans) - MAX_FINDING_ROWS} more spans.")
+
+
+def _file_block(corpus: str, path: str, title: str, marks: Sequence[Mark]) -> None:
+    """A file's lines around its marks, in as few blocks as the windows allow."""
+    try:
+        lines = _shared.lines_of(corpus, path)
+    except CodesearchError as err:
+        st.caption(f"{title}: {err}")
+        return
+    for i, (first, last) in enumerate(hit_windows(len(lines), marks, context=2)):
+        st.html(render_lines_html(lines[first - 1 : last], first_line=first, marks=marks,
+                                  title=title if i == 0 else ""))  # fmt: skip

@@ -1,5 +1,5 @@
 """The Review page's queue picker (Proposals, Drafts, Drift: `pages/_drift_queue.py`, Episodes:
-`pages/_episodes_queue.py`) and its Drafts queue: synthesized draft blueprints, one at a time,
+`pages/_episodes_queue.py`, QA: `pages/_qa_queue.py`) and its Drafts queue: synthesized draft blueprints, one at a time,
 leased to the reviewer like proposals; accept one as a blueprint, edit its intent, reject or skip
 it, undo, and step back with Previous / Next (the shared card frame, `pages/_queue_frame.py`).
 Also the provenance box the Blueprints page shows for a blueprint accepted from a draft."""
@@ -13,28 +13,29 @@ from codesearch_core import studio
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, Difficulty
 from codesearch_core.store import DRAFT, Draft, Store
-from pages import _drift_queue, _episodes_queue, _queue_frame, _shared
+from pages import _drift_queue, _episodes_queue, _qa_queue, _queue_frame, _shared
 
 QUEUE = "review:queue"
-PROPOSALS, DRAFTS, DRIFT, EPISODES = "Proposals", "Drafts", "Drift", "Episodes"
+PROPOSALS, DRAFTS, DRIFT, EPISODES, QA = "Proposals", "Drafts", "Drift", "Episodes", "QA"
 LAST_ACCEPTED = "drafts:last_accepted"  # the blueprint id the reviewer's last accept made
 FLASH = "drafts:flash"
 PINNED = "drafts:current"  # a draft stepped back to (Previous) or put back by Undo
 
 
 def show(store: Store) -> bool:
-    """Draw the queue picker; with the Drafts, Drift or Episodes queue picked, draw it and return True
+    """Draw the queue picker; with the Drafts, Drift, Episodes or QA queue picked, draw it and return True
     (the page then stops: the proposals' card is not drawn)."""
-    wanted = {"drafts": DRAFTS, "drift": DRIFT, "episodes": EPISODES}.get(
+    wanted = {"drafts": DRAFTS, "drift": DRIFT, "episodes": EPISODES, "qa": QA}.get(
         st.query_params.get(_queue_frame.QUEUE_PARAM, "")
     )
     if wanted and QUEUE not in st.session_state:
         st.session_state[QUEUE] = wanted
     episodes = store.episode_counts()  # the Episodes queue's caption too: one count a run
+    qa = store.qa_counts()  # likewise the QA queue's
     counts = {DRAFTS: store.draft_counts()["pending"], DRIFT: len(store.open_drift()),
-              EPISODES: episodes["open"]}  # fmt: skip
+              EPISODES: episodes["open"], QA: qa["open"]}  # fmt: skip
     choice = st.segmented_control(
-        "Queue", [PROPOSALS, DRAFTS, DRIFT, EPISODES], default=PROPOSALS, key=QUEUE, required=True,
+        "Queue", [PROPOSALS, DRAFTS, DRIFT, EPISODES, QA], default=PROPOSALS, key=QUEUE, required=True,
         format_func=lambda q: f"{q} ({counts[q]})" if q in counts else q,
     )  # fmt: skip
     _queue_frame.address_queue(str(choice).lower())
@@ -46,6 +47,9 @@ def show(store: Store) -> bool:
         return True
     if choice == EPISODES:
         _episodes_queue.draw(store, episodes)
+        return True
+    if choice == QA:
+        _qa_queue.draw(store, qa)
         return True
     return False
 

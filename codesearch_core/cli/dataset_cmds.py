@@ -1,5 +1,5 @@
-"""Sub-commands of `dataset`: build a data set from a recipe, draw its QA sample (and import the
-verdicts on it), print its card.
+"""Sub-commands of `dataset`: build a data set from a recipe, draw its QA sample (into the studio's
+QA queue, and import verdicts on it), print its card with the measured error rate.
 
 `codesearch dataset build RECIPE.toml --out DIR` runs the recipe's stages with one progress line
 each; Ctrl-C stops at the next boundary (exit 130) and the same command again resumes from the
@@ -19,6 +19,7 @@ from codesearch_core.cli.progress import Progress
 
 if TYPE_CHECKING:
     from codesearch_core.dataset import BuildResult
+    from codesearch_core.store import Store
 
 EXIT_OK: Final = 0
 EXIT_INTERRUPTED: Final = 130
@@ -47,19 +48,32 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "sample",
         help="draw a stratified QA sample, or import the verdicts on it",
         description="Draw a stratified random sample of the data set in DIR into "
-        "DIR/qa/sample.jsonl; with --import-verdicts, read {id, verdict} lines (correct or "
-        "incorrect) on it and write the estimated share of correct items with its 95%% Wilson "
-        "interval into the card, and the rejected ids into DIR/qa/rejected.txt.",
+        "DIR/qa/sample.jsonl; with --queue, also into the store's QA queue (the Review page), "
+        "where reviewers accept (correct) or reject (incorrect) each item. With "
+        "--import-verdicts, read {id, verdict} lines (correct or incorrect) on it; then, with "
+        "the QA queue's settled decisions, write the estimated share of correct items with its "
+        "95%% Wilson interval into the card, and the rejected ids into DIR/qa/rejected.txt.",
     )
     s.add_argument("dir", type=Path, metavar="DIR")
     s.add_argument("--n", type=int, default=100, help="items to sample (default 100)")
     s.add_argument("--stratify", default="tag,language", help="fields, comma-separated")
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--queue", action="store_true",
+                   help="also queue the sample for review in the studio (QA queue); sampling "
+                   "again replaces its open, undecided items and keeps the decided ones")  # fmt: skip
     s.add_argument("--import-verdicts", type=Path, metavar="FILE", help="JSONL of {id, verdict}")
+    s.add_argument("--db", type=Path, default=None, metavar="PATH", help="the store (QA queue)")
     s.set_defaults(func=cmd_sample)
-    c = dsub.add_parser("card", help="print a built data set's card")
+    c = dsub.add_parser(
+        "card",
+        help="print a built data set's card, with the QA queue's verdicts",
+        description="Print the card of the data set in DIR. When the store holds a QA queue of "
+        "it, its settled decisions (with any imported verdicts) are written into the card first: "
+        "the estimated share of correct items, overall and per stratum, and DIR/qa/rejected.txt.",
+    )
     c.add_argument("dir", type=Path, metavar="DIR")
     c.add_argument("--json", action="store_true", help="card.json instead of the README")
+    c.add_argument("--db", type=Path, default=None, metavar="PATH", help="the store (QA queue)")
     c.set_defaults(func=cmd_card)
 
 
@@ -111,27 +125,60 @@ def _print(result: BuildResult, *, as_json: bool) -> None:
         print(f"resumed: {', '.join(result.resumed)} done by an earlier run")
 
 
+def _queue_store(db: Path | None) -> Store | None:
+    """The store that holds the QA queue; None when there is no store file (a card is printed
+    on a machine without the studio, and nothing creates a store just to find it empty)."""
+    from codesearch_core import config
+    from codesearch_core.cli.store_access import open_store
+
+    path = db if db is not None else config.db_path()
+    return open_store(path) if path.is_file() else None
+
+
+def _said(qa: dict[str, Any]) -> str:
+    o = qa["overall"]
+    return (f"{o['correct']} of {o['reviewed']} reviewed items correct: {o['share']:.1%} (95% "
+            f"Wilson interval {o['low']:.1%} to {o['high']:.1%})")  # fmt: skip
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
-    from codesearch_core.dataset import draw_sample, import_verdicts
+    from codesearch_core.cli.store_access import open_store
+    from codesearch_core.dataset import dataset_of, draw_sample, import_verdicts, queue_sample
 
     if args.import_verdicts is not None:
-        qa = import_verdicts(args.dir, args.import_verdicts)
-        o = qa["overall"]
-        print(f"{o['correct']} of {o['reviewed']} reviewed items correct: {o['share']:.1%} "
-              f"(95% Wilson interval {o['low']:.1%} to {o['high']:.1%}); card updated, rejected "
-              f"ids in {args.dir / 'qa' / 'rejected.txt'}")  # fmt: skip
+        store = _queue_store(args.db)
+        try:
+            qa = import_verdicts(args.dir, args.import_verdicts, store)
+        finally:
+            if store is not None:
+                store.close()
+        print(f"{_said(qa)}; card updated, rejected ids in {args.dir / 'qa' / 'rejected.txt'}")
         return EXIT_OK
     fields = [f.strip() for f in args.stratify.split(",") if f.strip()]
+    if args.queue:
+        dataset_of(args.dir)  # a folder that cannot be queued is refused before anything is written
     sample = draw_sample(args.dir, args.n, fields, args.seed)
     strata = len({s["stratum"] for s in sample})
     print(f"sampled {len(sample)} items in {strata} strata → {args.dir / 'qa' / 'sample.jsonl'}")
+    if args.queue:
+        with open_store(args.db) as store:
+            done = queue_sample(args.dir, sample, store)
+            where = store.path
+        print(f"QA queue ({where}): {done.added} new, {done.unchanged} already queued, "
+              f"{done.removed} open ones left out of this sample removed, {done.kept} with "
+              "decisions kept; review them on the Review page (queue QA)")  # fmt: skip
     return EXIT_OK
 
 
 def cmd_card(args: argparse.Namespace) -> int:
-    from codesearch_core.dataset import render_card
+    from codesearch_core.dataset import render_card, write_estimate
 
     text = render_card(args.dir)  # a folder without a card is refused here, with the fix
+    store = _queue_store(args.db)
+    if store is not None:
+        with store:
+            if write_estimate(args.dir, store) is not None:
+                text = render_card(args.dir)
     if args.json:
         text = (args.dir / "card.json").read_text(encoding="utf-8")
     print(text, end="")

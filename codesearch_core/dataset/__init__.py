@@ -4,7 +4,8 @@ keeps (`dataset.select`: filters, de-duplication, mix caps), its card (`dataset.
 sample with its measured error rate (`dataset.sample`).
 
 Public API: `load_recipe`, `Recipe`, `RecipeError`, `build_dataset`, `Hooks`, `BuildResult`,
-`BuildInterrupted`, `STAGES`, `draw_sample`, `import_verdicts`, `estimate`, `render_card`.
+`BuildInterrupted`, `STAGES`, `draw_sample`, `queue_sample`, `dataset_of`, `import_verdicts`,
+`write_estimate`, `estimate`, `render_card`, `spans_of` (an item's expected spans).
 Imports `synthesis`, `verify`, `export`, `store` (types) and below: a recipe only orchestrates
 what those layers do.
 """
@@ -16,8 +17,17 @@ from codesearch_core.dataset.build import (
     Hooks,
     build_dataset,
 )
+from codesearch_core.dataset.items import spans_of
 from codesearch_core.dataset.recipe import Recipe, RecipeError, load_recipe
-from codesearch_core.dataset.sample import draw_sample, estimate, import_verdicts, render_card
+from codesearch_core.dataset.sample import (
+    dataset_of,
+    draw_sample,
+    estimate,
+    import_verdicts,
+    queue_sample,
+    render_card,
+    write_estimate,
+)
 
 __all__ = [
     "STAGES",
@@ -27,9 +37,13 @@ __all__ = [
     "Recipe",
     "RecipeError",
     "build_dataset",
+    "dataset_of",
     "draw_sample",
     "estimate",
     "import_verdicts",
     "load_recipe",
+    "queue_sample",
     "render_card",
+    "spans_of",
+    "write_estimate",
 ]

@@ -94,14 +94,15 @@ def _table(title: str, shares: Mapping[str, Mapping[str, Any]], limit: int = 12)
 
 def _qa_lines(qa: Mapping[str, Any] | None) -> list[str]:
     if not qa:
-        return ["", "No QA sample reviewed yet (`codesearch dataset sample DIR --n N`, then "
-                    "`--import-verdicts FILE`)."]  # fmt: skip
+        return ["", "No QA sample reviewed yet (`codesearch dataset sample DIR --n N --queue`, "
+                    "then review it in the studio's QA queue, or `--import-verdicts FILE`)."]  # fmt: skip
     o = qa["overall"]
     lines = [
         "",
         f"Estimated share of correct items: **{_pct(o['share'])}** (95% Wilson interval "
         f"{_pct(o['low'])} to {_pct(o['high'])}), from {o['reviewed']} reviewed of a sample of "
         f"{qa['sampled']} ({o['correct']} correct); stratified by {', '.join(qa['stratify'])}.",
+        *_queue_line(qa.get("queue")),
         "",
         "| stratum | reviewed | correct | share | 95% interval |",
         "|---|---:|---:|---:|---|",
@@ -110,6 +111,14 @@ def _qa_lines(qa: Mapping[str, Any] | None) -> list[str]:
         lines.append(f"| `{name}` | {s['reviewed']} | {s['correct']} | {_pct(s['share'])} | "
                      f"{_pct(s['low'])} to {_pct(s['high'])} |")  # fmt: skip
     return lines
+
+
+def _queue_line(queue: Mapping[str, Any] | None) -> list[str]:
+    if not queue:
+        return []
+    return ["", f"QA queue of data set `{queue['dataset']}`: {queue['settled']} settled, "
+                f"{queue['open']} open, {queue['conflict']} in conflict (open items and conflicts "
+                "are not counted)."]  # fmt: skip
 
 
 def card_markdown(card: Mapping[str, Any]) -> str:

@@ -2,18 +2,23 @@
 verdicts on it, and the estimated share of correct items with its 95% Wilson interval.
 
 `draw_sample` writes `DIR/qa/sample.jsonl` (deterministic for a seed: strata sorted, each drawn
-with one seeded generator); `import_verdicts` reads `{id, verdict}` lines (correct / incorrect)
-for sampled items into `DIR/qa/verdicts.jsonl` (a later verdict on an item replaces the earlier),
-computes the estimate (`estimate`: statsmodels' `proportion_confint`, method "wilson") overall
-and per stratum, writes it into the card, and lists the rejected items in `DIR/qa/rejected.txt`,
-which a recipe's `[filters] drop` names so the next build leaves them out.
+with one seeded generator; each line the item as built, with its split and stratum);
+`queue_sample` puts it in the store's QA queue (the Review page), where reviewers accept (correct)
+or reject (incorrect) each item. Verdicts come from two sources: `{id, verdict}` files
+(`import_verdicts`, kept in `DIR/qa/verdicts.jsonl`; a later verdict on an item replaces the
+earlier) and the queue's settled decisions (read afresh each time, so an undo there is undone
+here too; the queue's verdict wins over a file's on the same item). `write_estimate`, the one
+code path for both, computes the estimate (`estimate`: statsmodels' `proportion_confint`, method
+"wilson") overall and per stratum, writes it into the card, and lists the rejected items in
+`DIR/qa/rejected.txt`, which a recipe's `[filters] drop` names so the next build leaves them out.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -22,6 +27,7 @@ from codesearch_core.dataset.card import CARD_JSON, CARD_README, card_json_text,
 from codesearch_core.dataset.items import Item, read_items
 from codesearch_core.errors import InputFileError
 from codesearch_core.export import write_jsonl_atomic
+from codesearch_core.store import QADataset, QAImport, QAItem, Store, settled_verdicts
 
 QA: Final = "qa"
 SAMPLE: Final = "sample.jsonl"
@@ -42,15 +48,20 @@ STRATA_FIELDS: Final = (
 _NOT_CATEGORY: Final = ("synth:", "lang:", "tool:")
 
 
-def _items(out: Path) -> list[Item]:
-    items = []
-    for side in ("train", "eval"):
-        path = out / "data" / f"{side}.jsonl"
+def _data_files(out: Path) -> dict[str, Path]:
+    """The data set's files by split; a clear error for a folder that holds no built data set."""
+    files = {side: out / "data" / f"{side}.jsonl" for side in ("train", "eval")}
+    for path in files.values():
         if not path.is_file():
             raise InputFileError(f"{out} holds no built data set (no {path}): `codesearch "
                                  "dataset build RECIPE --out DIR` first")  # fmt: skip
-        items += [{**i, "split": side} for i in read_items(path)]
-    return items
+    return files
+
+
+def _items(out: Path) -> list[Item]:
+    return [
+        {**i, "split": side} for side, path in _data_files(out).items() for i in read_items(path)
+    ]
 
 
 def _field(item: Mapping[str, Any], name: str) -> str:
@@ -99,10 +110,7 @@ def draw_sample(out: Path, n: int, stratify: Sequence[str], seed: int) -> list[I
     sample = []
     for name in sorted(groups):
         for item in rng.sample(groups[name], take[name]):
-            sample.append({"id": item["id"], "stratum": name, "split": item["split"],
-                           "corpus": item["corpus"], "language": item["language"],
-                           "intent": item["intent"], "reference": item["reference"],
-                           "expected": item["expected"]})  # fmt: skip
+            sample.append({**item, "stratum": name})
     sample.sort(key=lambda s: (s["stratum"], s["id"]))
     write_jsonl_atomic(out / QA / SAMPLE, sample)
     meta = {"n": n, "stratify": list(stratify), "seed": seed, "sampled": len(sample)}
@@ -161,41 +169,116 @@ def _read_verdicts(path: Path, sampled: set[str]) -> dict[str, bool]:
     return verdicts
 
 
-def import_verdicts(out: Path, path: Path) -> dict[str, Any]:
-    """Add the verdicts of `path` to DIR's, estimate, and write the card and the rejected list."""
-    qa = out / QA
-    if not (qa / SAMPLE).is_file():
+def dataset_of(out: Path) -> QADataset:
+    """The identity of the data set built in DIR: an id hashed from its data files (the items a
+    verdict is about: a rebuild that changes them is another data set), its name, the folder
+    (resolved) and its card's recipe sha256."""
+    digest = hashlib.sha256()
+    for path in _data_files(out).values():
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    card = _card(out)
+    return QADataset(
+        dataset_id=digest.hexdigest()[:16],
+        name=str(card["name"]),
+        folder=str(out.resolve()),
+        recipe_sha256=str(card["recipe"]["sha256"]),
+    )
+
+
+def queue_sample(out: Path, sample: Sequence[Item], store: Store) -> QAImport:
+    """Put a sample `draw_sample` drew from DIR in the store's QA queue (see `Store.import_qa_sample`
+    for what happens to items queued before)."""
+    dataset = dataset_of(out)
+    return store.import_qa_sample(dataset, [(s["stratum"], s) for s in sample])
+
+
+def _sample_rows(out: Path) -> list[Item]:
+    if not (out / QA / SAMPLE).is_file():
         raise InputFileError(
             f"no QA sample in {out}: `codesearch dataset sample {out} --n N` first"
         )
-    sample = read_items(qa / SAMPLE)
-    strata = {s["id"]: s["stratum"] for s in sample}
-    new = _read_verdicts(path, set(strata))
-    known = _read_verdicts(qa / VERDICTS, set(strata)) if (qa / VERDICTS).is_file() else {}
-    verdicts = {**known, **new}
-    figures = estimate(verdicts, strata)
-    meta = json.loads((qa / "sample.json").read_text(encoding="utf-8"))
-    qa_card = {**figures, "sampled": len(sample), "stratify": meta["stratify"] or ["all"],
-               "seed": meta["seed"]}  # fmt: skip
+    return read_items(out / QA / SAMPLE)
+
+
+def import_verdicts(out: Path, path: Path, store: Store | None = None) -> dict[str, Any]:
+    """Add the verdicts of `path` to DIR's, then `write_estimate` (with the queue's, when a store
+    is given). Nothing is written when a line is wrong."""
+    queued = _queued(out, store)
+    known_ids = {s["id"] for s in _sample_rows(out)} | {q.item_id for q in queued}
+    new = _read_verdicts(path, known_ids)
+    if not new:
+        raise InputFileError(f"no verdicts in {path}: nothing to estimate")
+    merged = {**_file_verdicts(out, known_ids), **new}
     rows = [
-        {"id": k, "verdict": "correct" if v else "incorrect"} for k, v in sorted(verdicts.items())
+        {"id": k, "verdict": "correct" if v else "incorrect"} for k, v in sorted(merged.items())
     ]
-    write_jsonl_atomic(qa / VERDICTS, rows)
+    write_jsonl_atomic(out / QA / VERDICTS, rows)
+    qa_card = write_estimate(out, store, queued=queued)
+    assert qa_card is not None  # the file's verdicts are there
+    return qa_card
+
+
+def _queued(out: Path, store: Store | None) -> list[QAItem]:
+    return [] if store is None else store.qa_items(dataset_of(out).dataset_id)
+
+
+def _file_verdicts(out: Path, known_ids: set[str]) -> dict[str, bool]:
+    path = out / QA / VERDICTS
+    return _read_verdicts(path, known_ids) if path.is_file() else {}
+
+
+def _queue_figures(queue: Sequence[QAItem]) -> dict[str, Any]:
+    """Where the QA queue stands: settled items count, open ones and conflicts do not (yet)."""
+    states = Counter(q.decision for q in queue)
+    return {"dataset": queue[0].dataset.dataset_id, "settled": states["accept"] + states["reject"],
+            "open": states[None], "conflict": states["conflict"]}  # fmt: skip
+
+
+def write_estimate(
+    out: Path, store: Store | None, *, queued: Sequence[QAItem] | None = None
+) -> dict[str, Any] | None:
+    """The card's QA section from every verdict on DIR's sample: those imported from files and the
+    QA queue's settled decisions in `store` (accepted: correct, rejected: incorrect; open items
+    and conflicts are not counted). Writes it into card.json and README.md with the rejected ids in
+    qa/rejected.txt, and returns it; None (and no QA section) while there is no verdict yet."""
+    queue = list(_queued(out, store) if queued is None else queued)
+    sample = read_items(out / QA / SAMPLE) if (out / QA / SAMPLE).is_file() else []
+    if not sample and not queue:
+        return None  # never sampled: the card says how to begin
+    strata = {s["id"]: s["stratum"] for s in sample} | {q.item_id: q.stratum for q in queue}
+    verdicts = {**_file_verdicts(out, set(strata)), **settled_verdicts(queue)}
+    card = _card(out)
+    qa_card = None
+    if verdicts:
+        meta_path = out / QA / "sample.json"
+        # No sample.json: the queue holds a sample drawn from another folder of the same data.
+        meta = (json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file()
+                else {"stratify": ["as queued"], "seed": None})  # fmt: skip
+        qa_card = {**estimate(verdicts, strata), "sampled": len(strata),
+                   "stratify": meta["stratify"] or ["all"], "seed": meta["seed"]}  # fmt: skip
+        if queue:
+            qa_card["queue"] = _queue_figures(queue)
+        card["qa"] = qa_card
+    elif card.pop("qa", None) is None:
+        return None  # nothing reviewed, and the card says so already
     rejected = sorted(k for k, v in verdicts.items() if not v)
-    _write_text(qa / REJECTED, "".join(f"{r}\n" for r in rejected))
-    card = json.loads((out / CARD_JSON).read_text(encoding="utf-8"))
-    card["qa"] = qa_card
+    _write_text(out / QA / REJECTED, "".join(f"{r}\n" for r in rejected))
     _write_text(out / CARD_JSON, card_json_text(card))
     _write_text(out / CARD_README, card_markdown(card))
     return qa_card
 
 
-def render_card(out: Path) -> str:
-    """The card of the data set in DIR, rendered again from its card.json (QA included)."""
+def _card(out: Path) -> dict[str, Any]:
     path = out / CARD_JSON
     if not path.is_file():
         raise InputFileError(f"{out} has no {CARD_JSON}: `codesearch dataset build` first")
-    return card_markdown(json.loads(path.read_text(encoding="utf-8")))
+    card: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return card
+
+
+def render_card(out: Path) -> str:
+    """The card of the data set in DIR, rendered again from its card.json (QA included)."""
+    return card_markdown(_card(out))
 
 
 def _write_text(path: Path, text: str) -> None:

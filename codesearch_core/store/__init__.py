@@ -6,7 +6,8 @@ The other modules are its parts: `connect` (opening a file), `schema` (tables, m
 `writes`, `queries`, `rows`, `dashboard`, `export_rows`, `pinning` (snapshots and drift: `DriftItem`,
 `StaleRun`, `corpus_snapshot`), `evals` (eval runs: `EvalRun`, `EvalItem`, `EvalAnswer`; the
 split), `episodes` (the gym's kept episodes: `StoredEpisode`), `queue_kinds` (the kinds of item a
-review queue holds: `PROPOSAL`, `DRAFT`, `DRIFT`, `EPISODE`), `guidelines` (the annotation
+review queue holds: `PROPOSAL`, `DRAFT`, `DRIFT`, `EPISODE`, `QA`), `qa` (a data set's QA sample
+in the queue: `QADataset`, `QAItem`, `QAImport`), `guidelines` (the annotation
 guidelines: `Guidelines`), `bulk` (a lead's bulk actions: `BulkPlan`), `text_match` (what a search
 matches). Imports `corpora` and below; importing
 files into it (`ingest`) and exporting from it (`export`) are layers above.
@@ -20,7 +21,8 @@ from codesearch_core.store.episodes import StoredEpisode, episode_id_of
 from codesearch_core.store.evals import PASS_REWARD, EvalAnswer, EvalItem, EvalRun
 from codesearch_core.store.guidelines import Guidelines
 from codesearch_core.store.pinning import DriftItem, StaleRun, corpus_snapshot
-from codesearch_core.store.queue_kinds import DRAFT, DRIFT, EPISODE, PROPOSAL
+from codesearch_core.store.qa import QADataset, QAImport, QAItem, settled_verdicts
+from codesearch_core.store.queue_kinds import DRAFT, DRIFT, EPISODE, PROPOSAL, QA
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     AuditEntry,
@@ -47,6 +49,7 @@ __all__ = [
     "EPISODE",
     "PASS_REWARD",
     "PROPOSAL",
+    "QA",
     "AuditEntry",
     "AuditFilters",
     "BlueprintConflictError",
@@ -64,6 +67,9 @@ __all__ = [
     "Guidelines",
     "ImportReport",
     "PendingExecution",
+    "QADataset",
+    "QAImport",
+    "QAItem",
     "QueueFilters",
     "ReviewItem",
     "ReviewSettings",
@@ -75,5 +81,6 @@ __all__ = [
     "check_reviewer",
     "corpus_snapshot",
     "episode_id_of",
+    "settled_verdicts",
     "utc_now",
 ]

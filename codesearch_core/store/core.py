@@ -37,6 +37,7 @@ from codesearch_core.store.draft_store import DraftStore
 from codesearch_core.store.drift_store import DriftStore
 from codesearch_core.store.episode_store import EpisodeStore
 from codesearch_core.store.eval_store import EvalStore
+from codesearch_core.store.qa_store import QAStore
 from codesearch_core.store.review_tools_store import ReviewToolsStore
 from codesearch_core.store.types import (
     BlueprintFilters,
@@ -63,7 +64,7 @@ _MAX_TEXT: Final = 20_000
 COVERAGE_GRADES_SINCE: Final = 7
 
 
-class Store(DraftStore, DriftStore, EvalStore, EpisodeStore, ReviewToolsStore):
+class Store(DraftStore, DriftStore, EvalStore, EpisodeStore, QAStore, ReviewToolsStore):
     """A handle on one store file. Thread-safe; close it (or use `with`) when done."""
 
     def _after_open(self) -> None:

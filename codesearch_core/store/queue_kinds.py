@@ -32,6 +32,8 @@ PROPOSAL: Final = "proposal"
 DRAFT: Final = "draft"
 DRIFT: Final = "drift"
 EPISODE: Final = "episode"
+#: A data set's QA sample (`store.qa`): accept = the item is correct, reject = it is not.
+QA: Final = "qa"
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +230,7 @@ KINDS: Final[dict[str, QueueKind]] = {
         decide=Action.RESOLVE, accept=Action.RESOLVE, settle=_settle_drift,
     ),
     EPISODE: QueueKind(EPISODE, "episodes", "episode_id", "p.seq", accept_blocker=_episode_blocker),
+    QA: QueueKind(QA, "qa_items", "qa_id", "p.seq"),
 }  # fmt: skip
 
 

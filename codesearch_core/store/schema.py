@@ -28,7 +28,13 @@ from typing import Final
 
 import duckdb
 
-from codesearch_core.store import schema_episodes, schema_evals, schema_guidelines, schema_queue
+from codesearch_core.store import (
+    schema_episodes,
+    schema_evals,
+    schema_guidelines,
+    schema_qa,
+    schema_queue,
+)
 
 _V1: Final[tuple[str, ...]] = (
     """
@@ -427,6 +433,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     schema_episodes.V12,
     schema_queue.V13,
     schema_guidelines.V14,
+    schema_qa.V15,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

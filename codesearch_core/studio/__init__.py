@@ -4,7 +4,8 @@
 re-running an edited call), `studio.synthesized` (the Drafts queue's card, a blueprint's
 provenance, the Synthesize page's run), `studio.evaluations` (eval runs side by side, compared,
 an answer for the diff view, two runs side by side), `studio.trajectory` (an episode turn by
-turn), `studio.episodes` (the Episodes queue's card, rollouts from the Propose page), `studio.propose` (engines into the store), `studio.diff` (the findings
+turn), `studio.episodes` (the Episodes queue's card, rollouts from the Propose page), `studio.qa` (the QA
+queue's card: a data set's sampled item), `studio.propose` (engines into the store), `studio.diff` (the findings
 diff rows), `studio.code` (code windows and marked lines as HTML), `studio.forms` (the tool-call
 forms). The top of the library: imports every layer below, and nothing imports it but `pages/`.
 """
@@ -76,6 +77,15 @@ from codesearch_core.studio.propose import (
     probe_openai_server,
     propose_into_store,
 )
+from codesearch_core.studio.qa import (
+    QA_CARD_COMMAND,
+    QA_REJECT_REASONS,
+    QA_SAMPLE_COMMAND,
+    QACard,
+    next_qa_id,
+    qa_card,
+    still_to_do_qa,
+)
 from codesearch_core.studio.review import (
     EDIT_ENGINE,
     FILTER_PARAMS,
@@ -125,6 +135,9 @@ __all__ = [
     "FILTER_PARAMS",
     "ITEM_PARAM",
     "OBSERVATION_VIEW_CHARS",
+    "QA_CARD_COMMAND",
+    "QA_REJECT_REASONS",
+    "QA_SAMPLE_COMMAND",
     "REJECT_REASONS",
     "ROLLOUTS_COMMAND",
     "SYNTHESIS_STAGES",
@@ -144,6 +157,7 @@ __all__ = [
     "FormResult",
     "Mark",
     "ProposeProgress",
+    "QACard",
     "ReadRange",
     "RolloutRun",
     "SideBySide",
@@ -191,12 +205,14 @@ __all__ = [
     "marked_window_html",
     "next_episode_id",
     "next_item_id",
+    "next_qa_id",
     "overall_table",
     "parse_tags",
     "plural",
     "probe_openai_server",
     "propose_into_store",
     "provenance",
+    "qa_card",
     "render_lines_html",
     "rerun_edited",
     "rollout_policy",
@@ -206,6 +222,7 @@ __all__ = [
     "spans_from_table",
     "still_to_do",
     "still_to_do_episode",
+    "still_to_do_qa",
     "suggest_blueprint_id",
     "synthesize_into_store",
     "trajectory_view",

@@ -296,9 +296,11 @@ def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) ->
         "FROM blueprints b)"
     )
     conn.execute("UPDATE proposals SET span_f1 = 1.0, reward = 1.0")
-    # Back to v6: undo v14 (guidelines), v13 (the kind of item), v12 (episodes), v10 (split, eval
+    # Back to v6: undo v15 (the QA queue), v14 (guidelines), v13 (the kind of item), v12 (episodes), v10 (split, eval
     # runs), v9 (pins, drift), v8 (drafts) and v7 (counter-calls, plans).
     for statement in (
+        "DROP TABLE qa_items",  # v15
+        "DROP SEQUENCE qa_seq",
         "DROP TABLE guidelines",  # v14 (its columns on `decisions` stay; v14 adds them if missing)
         "DROP INDEX decisions_reviewer",
         # DuckDB drops no column of a table that has an index.
@@ -378,3 +380,25 @@ def test_a_v12_store_gains_guidelines_and_keeps_its_decisions(tmp_path: Path) ->
         assert store.schema_version == SCHEMA_VERSION and store.guidelines() is None
         (event,) = store.item_history(pid)
         assert (event.guideline_version, event.batch_id) == (None, None)
+
+
+def test_a_v14_store_gains_the_qa_queue_and_keeps_its_decisions(tmp_path: Path) -> None:
+    """v15: the QA queue's table, empty; the decisions made before stay the proposals'."""
+    path = tmp_path / "v14.duckdb"
+    _write_v1_store(path)
+    conn = duckdb.connect(str(path))
+    apply_migrations(conn, current=1, upto=14)
+    assert "qa_items" not in user_tables(conn)
+    pid = proposal_id(proposal(blueprint(1)))
+    conn.execute(
+        "INSERT INTO decisions (item_id, action, undoes, reviewer, note, reason, ts, final) "
+        "VALUES (?, 'skip', NULL, 'ann', '', '', ?, false)",
+        [pid, utc_now()],
+    )
+    conn.close()
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 15
+        assert store.qa_counts() == {"open": 0, "accept": 0, "reject": 0, "conflict": 0}
+        (event,) = store.item_history(pid)
+        assert event.reviewer == "ann" and store.last_undoable("ann") is not None
+        assert store.last_undoable("ann", kind="qa") is None
