@@ -1,7 +1,8 @@
 """The Review page's queue picker (Proposals, Drafts, Drift: `pages/_drift_queue.py`, Episodes:
-`pages/_episodes_queue.py`, QA: `pages/_qa_queue.py`) and its Drafts queue: synthesized draft blueprints, one at a time,
-leased to the reviewer like proposals; accept one as a blueprint, edit its intent, reject or skip
-it, undo, and step back with Previous / Next (the shared card frame, `pages/_queue_frame.py`).
+`pages/_episodes_queue.py`, QA: `pages/_qa_queue.py`) and its Drafts queue: synthesized draft
+blueprints, one at a time, leased to the reviewer like proposals; accept one as a blueprint, edit
+its intent, reject or skip it, undo, and step back with Previous / Next (the shared card frame,
+`pages/_queue_frame.py`).
 Also the provenance box the Blueprints page shows for a blueprint accepted from a draft."""
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ PINNED = "drafts:current"  # a draft stepped back to (Previous) or put back by U
 
 
 def show(store: Store) -> bool:
-    """Draw the queue picker; with the Drafts, Drift, Episodes or QA queue picked, draw it and return True
-    (the page then stops: the proposals' card is not drawn)."""
+    """Draw the queue picker; with the Drafts, Drift, Episodes or QA queue picked, draw it and
+    return True (the page then stops: the proposals' card is not drawn)."""
     wanted = {"drafts": DRAFTS, "drift": DRIFT, "episodes": EPISODES, "qa": QA}.get(
         st.query_params.get(_queue_frame.QUEUE_PARAM, "")
     )

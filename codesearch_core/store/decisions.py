@@ -288,8 +288,8 @@ def last_undoable(
 def seen_items(cur: Cursor, reviewer: str, *, kind: str) -> list[tuple[str, str | None]]:
     """The items of `kind` the reviewer decided (skips included), in the order they first did,
     each with their vote now (None: undone): what Previous and Next step through."""
-    # No join with the kind's table: items are never deleted (a drift item replaced keeps its
-    # id), and the join read every item's id (6 ms a card at 100k episodes).
+    # No join with the kind's table: an item with a decision is never deleted (a QA item only
+    # while undecided), and the join read every item's id (6 ms a card at 100k episodes).
     rows = cur.execute(
         "SELECT d.item_id, v.action FROM decisions d "
         "LEFT JOIN votes v ON v.kind = d.kind AND v.item_id = d.item_id "
@@ -343,7 +343,8 @@ def lease_next(
 def progress(cur: Cursor, reviewer: str, *, kind: str, now: datetime) -> tuple[int, int]:
     """(done, share): the items of `kind` the reviewer has voted on (skips too) and those plus
     the ones still to do for them."""
-    # Items are never deleted (a drift item replaced takes its votes with it): each vote is an item.
+    # An item with a vote is never deleted (a QA item only while undecided; a drift item replaced
+    # takes its votes with it): each vote is an item.
     row = first_row(
         cur.execute("SELECT count(*) FROM votes WHERE kind = ? AND reviewer = ?", [kind, reviewer])
     )

@@ -26,8 +26,10 @@ def _ledger_recipe(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_ctrl_c_exits_130_and_the_same_command_resumes_then_sample_and_card(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The card reads a QA queue from the default store when there is one: never the checkout's.
+    monkeypatch.setenv("CODESEARCH_DB", str(tmp_path / "studio.duckdb"))
     recipe, out = _ledger_recipe(tmp_path), tmp_path / "ds"
     command = ["dataset", "build", str(recipe), "--out", str(out)]
     run = ctrl_c_when(command, rb"\[1/6\] synthesize")
