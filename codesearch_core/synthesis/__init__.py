@@ -48,7 +48,8 @@ from codesearch_core.synthesis.pipeline import (
     synthesize,
 )
 from codesearch_core.synthesis.ray_fanout import ray_map
-from codesearch_core.synthesis.rules import TEMPLATES, RuleTemplate
+from codesearch_core.synthesis.rule_kinds import RuleTemplate
+from codesearch_core.synthesis.rules import TEMPLATES
 
 __all__ = [
     "INTENT_SCHEMA",

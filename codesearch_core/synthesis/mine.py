@@ -39,7 +39,8 @@ from codesearch_core.corpora import corpus_root, language_for_path, list_files
 from codesearch_core.errors import CorpusError, ErrorKind
 from codesearch_core.grading import score
 from codesearch_core.models import Blueprint, RunResult, Span, ToolCall, ToolName
-from codesearch_core.synthesis.rules import LANGUAGE_LABELS, Mining, RuleTemplate, templates_for
+from codesearch_core.synthesis.rule_kinds import LANGUAGE_LABELS, Mining, RuleTemplate
+from codesearch_core.synthesis.rules import templates_for
 from codesearch_core.tools import (
     DEFAULT_TIMEOUT_S,
     parse_tool_call,
@@ -190,11 +191,12 @@ class Group:
     label: str  # the language drafts name: `language`, or the corpus's main one
     subjects: tuple[str, ...]
     hits: Hits | None = field(default=None, repr=False)
+    scoped: bool = True  # the pass's lines are where the reference can match (`Mining.scoped`)
 
     def candidate(self, subject: str) -> Candidate:
         t = self.template
         arguments = t.reference(self.language, subject)
-        if self.hits is None:
+        if self.hits is None or not self.scoped:
             return Candidate(t, self.label, subject, arguments)
         lines = self.hits[subject]
         files = tuple(sorted({p for p, _ in lines}))
@@ -219,14 +221,15 @@ def candidate_groups(corpus: str) -> list[Group]:
         if template.mining is None:
             out.append(Group(template, language, label, (str(template.extra.get("subject", "")),)))
             continue
-        found = passes[template.mining(language).key]
+        mining = template.mining(language)
+        found = passes[mining.key]
         imported = _go_imports(corpus) if template.id == "go-package-call" else None
         subjects = tuple(
             s for s in sorted(found)
             if _in_bounds(found[s]) and (imported is None or s.split(".")[0] in imported)
         )  # fmt: skip
         if subjects:
-            out.append(Group(template, language, label, subjects, found))
+            out.append(Group(template, language, label, subjects, found, mining.scoped))
     return out
 
 

@@ -16,149 +16,30 @@ clearly (ast-grep templates also get the seed audit's keyword baselines).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from codesearch_core.models import Difficulty
 from codesearch_core.synthesis import rule_calls as ref
 from codesearch_core.synthesis.rule_calls import CONFIG_GLOBS
-
-Arguments = dict[str, Any]
-
-#: A callee, decorator or owner we can put into a pattern verbatim: dotted identifiers only.
-SUBJECT_RE: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,3}$")
-
-JS_FAMILY: Final = ("javascript", "typescript", "tsx")
-#: Languages whose call syntax is `name(args)` for ast-grep's pattern parser.
-CALL_LANGUAGES: Final = (
-    *JS_FAMILY, "python", "java", "kotlin", "rust", "c", "cpp", "csharp", "ruby", "php", "scala",
-    "swift", "lua",
-)  # fmt: skip
-LANGUAGE_LABELS: Final[Mapping[str, str]] = {
-    "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TSX", "python": "Python",
-    "java": "Java", "kotlin": "Kotlin", "rust": "Rust", "c": "C", "cpp": "C++", "csharp": "C#",
-    "ruby": "Ruby", "php": "PHP", "scala": "Scala", "swift": "Swift", "lua": "Lua", "go": "Go",
-}  # fmt: skip
-#: The rg file type of each ast-grep language's files (the seed audit's table).
-RG_TYPES: Final[Mapping[str, str]] = {
-    "javascript": "js", "typescript": "ts", "tsx": "ts", "python": "py", "java": "java",
-    "kotlin": "kotlin", "rust": "rust", "c": "c", "cpp": "cpp", "csharp": "csharp", "ruby": "ruby",
-    "php": "php", "scala": "scala", "swift": "swift", "lua": "lua", "go": "go",
-}  # fmt: skip
-#: Words that read as a callee to a text pass (`if (`, `return (`) but never name a function.
-KEYWORDS: Final = frozenset({
-    "if", "elif", "else", "for", "while", "switch", "case", "return", "await", "yield", "new",
-    "not", "and", "or", "in", "is", "del", "assert", "catch", "typeof", "sizeof", "function",
-    "def", "class", "lambda", "with", "except", "raise", "throw", "import", "from", "do", "try",
-    "this", "match", "when", "async", "void", "delete", "instanceof",
-})  # fmt: skip
-
-_WS: Final = r"[ \t\r\n]*"
-_ID: Final = r"[A-Za-z_$][0-9A-Za-z_$]*"
-#: A dotted callee (up to four parts) followed by `(` (or TypeScript's type arguments and `(`):
-#: ASCII classes, which rg runs several times faster than Unicode ones on a large corpus. A line
-#: break may come before a dot (`client\n  .get(...)`, chained style) but not after one: a
-#: sentence's full stop in a comment (`... for.\n  console.log(`) would otherwise swallow the call
-#: on the next line into a subject `for.console.log`.
-_CALLEE: Final = rf"({_ID}(?:{_WS}\.[ \t]*{_ID}){{0,3}}){_WS}(?:<[^<>()\n]{{0,80}}>{_WS})?\("
-
-
-@dataclass(frozen=True, slots=True)
-class Mining:
-    """One text pass finding every candidate of a rule: `regex`'s first group names a subject (its
-    whitespace taken out), over the files `file_types` / `globs` select. `subjects` turns the group
-    into the subjects it stands for (default: itself, when it is a plain dotted name); a fixed
-    template's pass names the subject "" (it only counts the construct and finds its files)."""
-
-    regex: str
-    file_types: tuple[str, ...] = ()
-    globs: tuple[str, ...] = ()
-    multiline: bool = False
-    subjects: Callable[[str], tuple[str, ...]] | None = None
-
-    @property
-    def key(self) -> tuple[Any, ...]:
-        """Templates whose passes share a key share one rg run (call and function-calling)."""
-        return (self.regex, self.file_types, self.globs, self.multiline, self.subjects)
-
-
-def plain_subject(text: str) -> tuple[str, ...]:
-    name = "".join(text.split())
-    return (name,) if SUBJECT_RE.match(name) and name not in KEYWORDS else ()
-
-
-def dotted_prefixes(text: str) -> tuple[str, ...]:
-    """`a.b.c` -> `a`, `a.b`, `a.b.c`: a decorator regex `^@a\\b` also matches `@a.b`."""
-    name = "".join(text.split())
-    parts = name.split(".")
-    return tuple(p for i in range(len(parts)) if SUBJECT_RE.match(p := ".".join(parts[: i + 1])))
-
-
-def interface_names(text: str) -> tuple[str, ...]:
-    """`Comparable<A>, Runnable` (an implements list) -> `Comparable`, `Runnable`."""
-    while (flat := re.sub(r"<[^<>]*>", "", text)) != text:
-        text = flat
-    names = ("".join(n.split()) for n in text.split(","))
-    return tuple(n for n in names if SUBJECT_RE.match(n) and n not in KEYWORDS)
-
-
-def fixed(_text: str) -> tuple[str, ...]:
-    return ("",)
-
-
-def calls(language: str) -> Mining:
-    return Mining(_CALLEE, (RG_TYPES[language],), multiline=True, subjects=plain_subject)
-
-
-def awaited_calls(language: str) -> Mining:
-    return Mining(rf"\bawait[ \t\r\n]+{_CALLEE}", (RG_TYPES[language],), multiline=True,
-                  subjects=plain_subject)  # fmt: skip
-
-
-def constructions(language: str) -> Mining:
-    return Mining(rf"\bnew[ \t\r\n]+({_ID}(?:\.{_ID}){{0,3}}){_WS}[(<]", (RG_TYPES[language],),
-                  multiline=True, subjects=plain_subject)  # fmt: skip
-
-
-def keyword(word: str) -> Callable[[str], Mining]:
-    """A fixed template's pass: the construct's keyword (`except`, `catch`), counted."""
-    return lambda language: Mining(rf"\b({word})\b", (RG_TYPES[language],), subjects=fixed)
-
-
-def _text(regex: str, globs: tuple[str, ...] = ()) -> Callable[[str], Mining]:
-    return lambda _language: Mining(regex, globs=globs, subjects=plain_subject)
-
-
-def go_packages(_text: str) -> tuple[str, ...]:
-    """`fmt.Printf` -> itself: a package function (lower-case package, exported name); a method
-    call on a variable reads the same, which the imported-package check in mining tells apart."""
-    name = "".join(_text.split())
-    return (name,) if re.fullmatch(r"[a-z]\w*\.[A-Z]\w*", name) else ()
-
-
-@dataclass(frozen=True, slots=True)
-class RuleTemplate:
-    """One kind of fact. `reference(language, subject)` builds the call's arguments; `mining`
-    (by language) the text pass that finds its subjects, None for a template with one fixed
-    reference over the whole corpus."""
-
-    id: str
-    tool: str  # "ast_grep_search" | "ripgrep_search"
-    languages: tuple[str, ...]  # ast-grep languages; () for text rules (any corpus)
-    reference: Callable[[str, str], Arguments]
-    intents: tuple[str, ...]  # wordings: {subject}, {lang}, {what}
-    difficulty: Difficulty = Difficulty.MEDIUM
-    mining: Callable[[str], Mining] | None = None
-    #: Naive text searches (rg arguments): the baselines the reference must beat, besides the
-    #: seed audit's keyword searches (ast-grep templates).
-    naive: Callable[[str], tuple[Arguments, ...]] = lambda _subject: ()
-    tags: tuple[str, ...] = ()
-    #: What the subject is, for wordings ("the function", "the owner").
-    what: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
+from codesearch_core.synthesis.rule_kinds import (
+    CALL_LANGUAGES,
+    JS_FAMILY,
+    RG_TYPES,
+    WS,
+    Arguments,
+    Mining,
+    RuleTemplate,
+    awaited_calls,
+    calls,
+    constructions,
+    dotted_prefixes,
+    go_packages,
+    interface_names,
+    keyword,
+    plain_subject,
+    text_pass,
+)
+from codesearch_core.synthesis.text_rules import TEXT_TEMPLATES
 
 _CALL_WORDS: Final = (
     "Find every call to `{subject}` in the {lang} code",
@@ -197,7 +78,7 @@ def _implements(language: str) -> Mining:
 
 
 def _go_calls(language: str) -> Mining:
-    return Mining(rf"\b([a-z][0-9A-Za-z_]*[ \t]*\.[ \t]*[A-Z][0-9A-Za-z_]*){_WS}\(",
+    return Mining(rf"\b([a-z][0-9A-Za-z_]*[ \t]*\.[ \t]*[A-Z][0-9A-Za-z_]*){WS}\(",
                   (RG_TYPES[language],), multiline=True, subjects=go_packages)  # fmt: skip
 
 
@@ -324,7 +205,7 @@ TEMPLATES: Final[tuple[RuleTemplate, ...]] = (
          "Which config keys start with {subject}_? The lines that set them",
          "List every {subject}_ setting assigned in .env, .ini or .properties files"),
         Difficulty.EASY,
-        mining=_text(r"^\s*([A-Z][A-Z0-9]*)_[A-Z0-9_]*\s*=", CONFIG_GLOBS),
+        mining=text_pass(r"^\s*([A-Z][A-Z0-9]*)_[A-Z0-9_]*\s*=", CONFIG_GLOBS),
         naive=lambda prefix: ({"pattern": f"{prefix}_", "fixed_strings": True},),
         tags=_DECOYS, what="prefix",
     ),
@@ -334,19 +215,20 @@ TEMPLATES: Final[tuple[RuleTemplate, ...]] = (
          "Which log lines were written at level {subject}? Not the code that mentions it",
          "List the {subject}-level records of the logs"),
         Difficulty.EASY,
-        mining=_text(r"^\S+\s+([A-Z]{4,5})\b", ("*.log",)),
+        mining=text_pass(r"^\S+\s+([A-Z]{4,5})\b", ("*.log",)),
         naive=lambda level: ({"pattern": level, "fixed_strings": True},),
         tags=_DECOYS, what="level",
     ),
+    *TEXT_TEMPLATES,
 )  # fmt: skip
 
 
 def templates_for(languages: frozenset[str]) -> list[tuple[RuleTemplate, str]]:
-    """(template, language) pairs to mine in a corpus with files in `languages`; text rules once
-    (language "")."""
+    """(template, language) pairs to mine in a corpus with files in `languages`; text rules with
+    no language once (language "")."""
     out: list[tuple[RuleTemplate, str]] = []
     for template in TEMPLATES:
-        if template.tool == "ripgrep_search":
+        if not template.languages:
             out.append((template, ""))
         else:
             out.extend((template, lang) for lang in template.languages if lang in languages)
