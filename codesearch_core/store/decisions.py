@@ -160,7 +160,7 @@ def _refresh_state(
     cur: Cursor, kind: str, item_id: str, reviewer: str, note: str, ts: datetime
 ) -> None:
     k = KINDS[kind]
-    n = review_settings(cur).reviews_per_item if k.shared_reviews else 1
+    n = _reviews(kind, review_settings(cur))
     if k.settle is None:
         # Nothing hangs on the change (a proposal): skip the two reads of the state.
         cur.execute(_state_update(kind, n, "= ?"), [item_id] * 3)
@@ -303,8 +303,8 @@ def seen_items(cur: Cursor, reviewer: str, *, kind: str) -> list[tuple[str, str 
 # --- leases and the reviewer's queue ------------------------------------------------------------
 
 
-def _reviews(cur: Cursor, kind: str) -> int:
-    return review_settings(cur).reviews_per_item if KINDS[kind].shared_reviews else 1
+def _reviews(kind: str, settings: ReviewSettings) -> int:
+    return settings.reviews_per_item if KINDS[kind].shared_reviews else 1
 
 
 def lease_next(
@@ -317,7 +317,7 @@ def lease_next(
     k = kind_of(kind)
     settings = review_settings(cur)
     if kind != PROPOSAL:
-        item_id = to_do.next_to_do(cur, kind, reviewer, now, _reviews(cur, kind))
+        item_id = to_do.next_to_do(cur, kind, reviewer, now, _reviews(kind, settings))
         if item_id is not None:
             take_lease(cur, item_id, reviewer, now=now, minutes=settings.lease_minutes, kind=kind)
         return item_id
@@ -350,7 +350,8 @@ def progress(cur: Cursor, reviewer: str, *, kind: str, now: datetime) -> tuple[i
     )
     assert row is not None
     done = int(row[0])
-    return done, done + to_do.count_to_do(cur, kind, reviewer, now, _reviews(cur, kind))
+    reviews = _reviews(kind, review_settings(cur))
+    return done, done + to_do.count_to_do(cur, kind, reviewer, now, reviews)
 
 
 def take_lease(
