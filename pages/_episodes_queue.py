@@ -46,37 +46,11 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
         f"Episodes: {counts['open']} open · {counts['accept']} accepted · "
         f"{counts['reject']} rejected · {counts['conflict']} in conflict"
     )
-    if counts["conflict"]:
-        # Conflicts are never leased (nobody's to-do): a lead opens them here to settle them.
-        not_lead = _shared.denial(Action.RESOLVE)
-        st.button(f"Settle the next episode in conflict ({counts['conflict']})",
-                  icon=":material/gavel:", key="ep:conflicts", on_click=QUEUE.open_conflict,
-                  disabled=bool(not_lead), help=not_lead)  # fmt: skip
-    QUEUE.flash()
-    who = _shared.reviewer()
-    if not who:
-        st.info("Type your name in the sidebar to review episodes.", icon=":material/person:")
-        return
-    with _shared.shown_errors():
-        card = QUEUE.current(store, who)
-        if card is None:
-            _empty(store, who)
-        else:
-            _card(store, card, who)
-
-
-def _empty(store: Store, who: str) -> None:
-    _queue_frame.step_row(
-        store.seen_items(who, kind=EPISODE), None, key="episodes", on_step=QUEUE.step
-    )
-    st.info(
-        "No episodes left to review. Episodes are made by "
+    QUEUE.draw(
+        store, conflicts=counts["conflict"], plural="episodes", card=_card,
+        empty="No episodes left to review. Episodes are made by "
         f"`{studio.ROLLOUTS_COMMAND}`, or by **Roll out episodes** on the Propose page.",
-        icon=":material/inbox:",
-    )
-    if store.last_undoable(who, kind=EPISODE):
-        st.button("Undo last decision", icon=":material/undo:", shortcut="U", on_click=QUEUE.undo,
-                  key="ep:undo_empty")  # fmt: skip
+    )  # fmt: skip
 
 
 # --- the card -----------------------------------------------------------------------------------

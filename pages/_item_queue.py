@@ -17,6 +17,7 @@ from typing import Generic, TypeVar
 import streamlit as st
 
 from codesearch_core import studio
+from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import StaleDecisionError, Store
@@ -88,6 +89,42 @@ class ItemQueue(Generic[C]):
         _shared.sync_params({studio.ITEM_PARAM: shown})
         st.session_state[f"{self.state}:addressed"] = shown
         return card
+
+    def draw(
+        self,
+        store: Store,
+        *,
+        conflicts: int,
+        plural: str,
+        empty: str,
+        card: Callable[[Store, C, str], None],
+    ) -> None:
+        """Under the queue's caption: a lead's button to the next item in conflict, the last
+        action's message, then the card `card` draws, or, with nothing left to do, `empty` (what
+        makes more) with Undo."""
+        if conflicts:
+            # Conflicts are never leased (nobody's to-do): a lead opens them here to settle them.
+            not_lead = _shared.denial(Action.RESOLVE)
+            st.button(f"Settle the next {self.noun} in conflict ({conflicts})",
+                      icon=":material/gavel:", key=f"{self.widgets}:conflicts",
+                      on_click=self.open_conflict, disabled=bool(not_lead),
+                      help=not_lead)  # fmt: skip
+        self.flash()
+        who = _shared.reviewer()
+        if not who:
+            st.info(f"Type your name in the sidebar to review {plural}.", icon=":material/person:")
+            return
+        with _shared.shown_errors():
+            shown = self.current(store, who)
+            if shown is not None:
+                card(store, shown, who)
+                return
+            _queue_frame.step_row(store.seen_items(who, kind=self.kind), None, key=self.state,
+                                  on_step=self.step)  # fmt: skip
+            st.info(empty, icon=":material/inbox:")
+            if store.last_undoable(who, kind=self.kind):
+                st.button("Undo last decision", icon=":material/undo:", shortcut="U",
+                          on_click=self.undo, key=f"{self.widgets}:undo_empty")  # fmt: skip
 
     def flash(self) -> None:
         """The last action's message, once."""

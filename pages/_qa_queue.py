@@ -38,35 +38,12 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
         f"QA: {counts['open']} open · {counts['accept']} correct · {counts['reject']} incorrect · "
         f"{counts['conflict']} in conflict · the error rate: `{studio.QA_CARD_COMMAND}`"
     )
-    if counts["conflict"]:
-        # Conflicts are never leased (nobody's to-do): a lead opens them here to settle them.
-        not_lead = _shared.denial(Action.RESOLVE)
-        st.button(f"Settle the next item in conflict ({counts['conflict']})",
-                  icon=":material/gavel:", key="qa:conflicts", on_click=QUEUE.open_conflict,
-                  disabled=bool(not_lead), help=not_lead)  # fmt: skip
-    QUEUE.flash()
-    who = _shared.reviewer()
-    if not who:
-        st.info("Type your name in the sidebar to review QA items.", icon=":material/person:")
-        return
-    with _shared.shown_errors():
-        card = QUEUE.current(store, who)
-        if card is None:
-            _empty(store, who)
-        else:
-            _card(store, card, who)
-
-
-def _empty(store: Store, who: str) -> None:
-    _queue_frame.step_row(store.seen_items(who, kind=QA), None, key="qa", on_step=QUEUE.step)
-    st.info(
-        f"No QA items left to review. A data set's sample is queued by `{studio.QA_SAMPLE_COMMAND}`"
-        f"; `{studio.QA_CARD_COMMAND}` then writes its error rate into the card.",
-        icon=":material/inbox:",
-    )
-    if store.last_undoable(who, kind=QA):
-        st.button("Undo last decision", icon=":material/undo:", shortcut="U", on_click=QUEUE.undo,
-                  key="qa:undo_empty")  # fmt: skip
+    QUEUE.draw(
+        store, conflicts=counts["conflict"], plural="QA items", card=_card,
+        empty=f"No QA items left to review. A data set's sample is queued by "
+        f"`{studio.QA_SAMPLE_COMMAND}`; `{studio.QA_CARD_COMMAND}` then writes its error rate "
+        "into the card.",
+    )  # fmt: skip
 
 
 # --- the card -----------------------------------------------------------------------------------
