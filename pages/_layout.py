@@ -4,7 +4,8 @@ the sidebar stayed open on a third of the screen and the review card's buttons w
 
 - The sidebar folds once per tab when the window opens narrower than `NARROW_PX`; the person can
   open it again (it is not hidden, only folded, and not folded again until a reload).
-- The queue card's action row wraps instead of squeezing its buttons (see `ACTION_ROW_CSS`).
+- The queue card's action row wraps instead of squeezing its buttons when it is narrower than
+  they need (see `ACTION_ROW_CSS`).
 """
 
 from __future__ import annotations
@@ -35,10 +36,14 @@ if (!window.__codesearchFold) {{
 
 #: The class Streamlit gives a container keyed "queue_actions".
 ACTION_ROW_KEY: Final = "queue_actions"
+#: The row wraps by its own width, not the window's: the page's column is about 46rem wide in any
+#: window wider than the sidebar needs, and four buttons, a note and a reason field do not fit in
+#: it (the QA card's "Incorrect" was cut to "Inco…" at 1440 px).
 ACTION_ROW_CSS: Final = f"""<style>
-@media (max-width: {NARROW_PX}px) {{
+.st-key-{ACTION_ROW_KEY} {{ container-type: inline-size; }}
+@container (max-width: 56rem) {{
   .st-key-{ACTION_ROW_KEY} [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
-  .st-key-{ACTION_ROW_KEY} [data-testid="stColumn"] {{ min-width: 8rem; flex: 1 1 8rem !important; }}
+  .st-key-{ACTION_ROW_KEY} [data-testid="stColumn"] {{ min-width: 9rem; flex: 1 1 9rem !important; }}
 }}
 </style>"""
 

@@ -157,3 +157,17 @@ def accept_enabled(page: Page) -> bool:
                            && !b.disabled)"""
         )
     )
+
+
+def clipped(page: Page, selector: str) -> list[str]:
+    """The texts of the visible elements under `selector` (and the matches themselves) whose
+    content does not fit in them: cut off, or scrolled sideways inside the control."""
+    return list(
+        page.evaluate(
+            """(sel) => [...document.querySelectorAll(sel)]
+                .flatMap(g => [g, ...g.querySelectorAll('*')])
+                .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+                .map(e => e.innerText)""",
+            selector,
+        )
+    )

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser_support import BROWSER_MARKS, Studio, open_page, settle
+from browser_support import BROWSER_MARKS, Studio, clipped, open_page, settle
 from dataset_support import small_variant
 from playwright.sync_api import Browser, Page
 from statsmodels.stats.proportion import proportion_confint
@@ -53,6 +53,10 @@ def test_two_correct_one_incorrect_undone_reload_resumes_and_the_card_counts_two
     _heading(page, "QA item 1 of 4 · 4 left")
     page.get_by_text("Keys: A correct · X incorrect · S skip · U undo").wait_for()
     assert f"item={ids[0]}" in page.url
+    # Four buttons, the note and the reason: at 1280 px the row wraps rather than cut "Incorrect".
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    settle(page)
+    assert clipped(page, '[data-testid="stHorizontalBlock"]:has(button[kind="primary"])') == []
 
     body = page.locator("body")
     settle(page)  # a key pressed while the first run still draws the card can be lost
@@ -63,6 +67,7 @@ def test_two_correct_one_incorrect_undone_reload_resumes_and_the_card_counts_two
     body.press("a")
     page.get_by_text(f"Correct: item {ids[1]}.").wait_for()
     _heading(page, "QA item 3 of 4 · 2 left")
+    settle(page)  # the card before's Note field can stand beside this one while a run draws
 
     note = page.get_by_role("textbox", name="Note")
     note.fill("the expected span misses a line")

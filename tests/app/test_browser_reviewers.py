@@ -15,6 +15,7 @@ from browser_support import (
     UI_TIMEOUT_MS,
     Studio,
     browser_fixture,
+    clipped,
     open_page,
     settle,
     start_studio_fixture,
@@ -228,20 +229,6 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("issue29-shots")
 
 
-def _clipped(page: Page, selector: str) -> list[str]:
-    """The texts of the visible elements under `selector` (and the matches themselves) whose
-    content does not fit in them: cut off, or scrolled sideways inside the control."""
-    return list(
-        page.evaluate(
-            """(sel) => [...document.querySelectorAll(sel)]
-                .flatMap(g => [g, ...g.querySelectorAll('*')])
-                .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
-                .map(e => e.innerText)""",
-            selector,
-        )
-    )
-
-
 def test_a_new_blueprint_form_is_quiet_and_its_difficulty_fits_at_1440(
     server: Studio, browser: Browser, shots: Path
 ) -> None:
@@ -253,7 +240,7 @@ def test_a_new_blueprint_form_is_quiet_and_its_difficulty_fits_at_1440(
     page.screenshot(path=str(shots / "blueprint-new-1440.png"))
     expect(hard).to_be_visible()
     assert not page.get_by_text("The intent must not be empty").is_visible()
-    assert _clipped(page, '[data-testid="stButtonGroup"]') == []
+    assert clipped(page, '[data-testid="stButtonGroup"]') == []
     # Emptied by the author, the intent does say so.
     intent = page.get_by_label("Intent")
     intent.fill("Find the handlers")
@@ -276,7 +263,9 @@ def test_export_counts_before_writing_says_where_and_keeps_write_in_reach(
     page.get_by_text("Record 1").wait_for()
     page.get_by_text("Will be written to").wait_for()
     assert "hf-preference.jsonl" in page.get_by_text("Will be written to").inner_text()
-    # Write sits below a collapsed preview: within a couple of screens, not 9,000 px down.
+    # Write sits below a collapsed preview: within a couple of screens, not 9,000 px down. (Under
+    # load the button is drawn a moment after the destination line: wait for it.)
+    page.locator("button", has_text="Write").first.wait_for()
     top = page.evaluate(
         """() => [...document.querySelectorAll('button')].find(b => b.innerText.includes('Write'))
                  .getBoundingClientRect().top + document.querySelector('[data-testid="stMain"]').scrollTop"""
@@ -322,7 +311,7 @@ def test_at_900_px_the_sidebar_folds_and_the_card_action_row_fits(
     box = sidebar.bounding_box()
     assert box is None or box["x"] + box["width"] <= 1, box  # folded away, not a third
     row = '[data-testid="stHorizontalBlock"]:has(button[kind="primary"])'
-    assert _clipped(page, row) == []
+    assert clipped(page, row) == []
 
 
 def test_a_search_opens_its_first_hit_and_the_corpus_is_in_the_address(
