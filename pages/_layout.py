@@ -4,6 +4,7 @@ the sidebar stayed open on a third of the screen and the review card's buttons w
 
 - The sidebar folds once per tab when the window opens narrower than `NARROW_PX`; the person can
   open it again (it is not hidden, only folded, and not folded again until a reload).
+- Enter or Esc leaves the Note and Reviewer fields (`LEAVE_FIELD_SCRIPT`).
 - The queue card's action row wraps instead of squeezing its buttons when it is narrower than
   they need (see `ACTION_ROW_CSS`).
 """
@@ -48,5 +49,28 @@ ACTION_ROW_CSS: Final = f"""<style>
 </style>"""
 
 
+#: The fields Enter or Esc leaves: the text is kept (a text field commits on blur) and the next
+#: A / X / S decides. Streamlit rightly leaves plain-letter shortcuts to the focused field, so
+#: without this "a" meant to accept was typed into the note (issue 29), or into the name just
+#: typed in the sidebar ("ann" became "anna" and decided under that name).
+LEAVE_FIELD_SCRIPT: Final = """<script>
+if (!window.__codesearchLeaveFields) {
+  window.__codesearchLeaveFields = true;
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if ((e.key === "Enter" || e.key === "Escape") && t instanceof HTMLInputElement
+        && ["Note", "Reviewer"].includes(t.getAttribute("aria-label"))) {
+      t.blur();
+    }
+  }, true);
+}
+</script>"""
+
+
 def fold_sidebar_when_narrow() -> None:
     st.html(_FOLD_SCRIPT, unsafe_allow_javascript=True)
+
+
+def keys_leave_fields() -> None:
+    """One listener per tab, installed by app.py on every page (see `LEAVE_FIELD_SCRIPT`)."""
+    st.html(LEAVE_FIELD_SCRIPT, unsafe_allow_javascript=True)

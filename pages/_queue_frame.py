@@ -20,22 +20,6 @@ from pages import _guidelines, _layout, _shared
 #: The queue on the card, in the address (`?queue=drafts`): a reload, a link or Back keeps it.
 QUEUE_PARAM: Final = "queue"
 
-#: Enter or Esc in the Note field leaves it (the note is kept: a text field commits on blur), so the
-#: next A / X / S decides. Streamlit rightly leaves plain-letter shortcuts to the focused field (bug
-#: 6 of the review issue: "a" meant to accept was typed into the note). One listener per document.
-NOTE_KEYS_SCRIPT: Final = """<script>
-if (!window.__codesearchNoteKeys) {
-  window.__codesearchNoteKeys = true;
-  document.addEventListener("keydown", (e) => {
-    const t = e.target;
-    if ((e.key === "Enter" || e.key === "Escape") && t instanceof HTMLInputElement
-        && t.getAttribute("aria-label") === "Note") {
-      t.blur();
-    }
-  }, true);
-}
-</script>"""
-
 
 @dataclass(frozen=True)
 class Choice:
@@ -137,7 +121,6 @@ def action_row(
     hints = [f"**{c.shortcut}** {c.word or c.label.lower()}" for c in choices if c.shortcut]
     if hints:
         st.caption("Keys: " + " · ".join(hints) + " · **Enter** or **Esc** leaves the note")
-    st.html(NOTE_KEYS_SCRIPT, unsafe_allow_javascript=True)
     return clicked
 
 

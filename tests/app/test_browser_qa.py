@@ -49,7 +49,11 @@ def test_two_correct_one_incorrect_undone_reload_resumes_and_the_card_counts_two
     assert len(ids) == 4
 
     server = start_studio()
-    page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=qa")
+    page = open_page(browser, f"{server.url}/review?queue=qa")
+    # A new reviewer types their name and presses Enter: the next key is the card's, not the name's.
+    name = page.get_by_role("textbox", name="Reviewer")
+    name.fill("ann")
+    name.press("Enter")
     _heading(page, "QA item 1 of 4 · 4 left")
     page.get_by_text("Keys: A correct · X incorrect · S skip · U undo").wait_for()
     assert f"item={ids[0]}" in page.url
@@ -63,6 +67,7 @@ def test_two_correct_one_incorrect_undone_reload_resumes_and_the_card_counts_two
     body.press("a")  # the key, not a click: as a reviewer does
     page.get_by_text(f"Correct: item {ids[0]}.").wait_for()
     _heading(page, "QA item 2 of 4 · 3 left")
+    assert "reviewer=ann&" in page.url and name.input_value() == "ann"
     settle(page)
     body.press("a")
     page.get_by_text(f"Correct: item {ids[1]}.").wait_for()
