@@ -132,18 +132,20 @@ def count_to_do(cur: Cursor, kind: str, reviewer: str, now: datetime, reviews: i
     )
     assert row is not None
     open_items, voted = int(row[0]), int(row[1]) + int(row[2])
-    # ...less those others have taken up (the items they hold live leases on: a few).
-    held = [
-        str(r[0])
+    # ...less those others have taken up (the items they hold live leases on: a few). The leases
+    # are read once: a count is a read outside any transaction, and a second read could miss a
+    # lease given back in between.
+    leases = {
+        str(r[0]): int(r[1])
         for r in cur.execute(
-            "SELECT DISTINCT item_id FROM leases WHERE kind = ? AND reviewer <> ? "
-            "AND expires_at > ?",
+            "SELECT item_id, count(*) FROM leases WHERE kind = ? AND reviewer <> ? "
+            "AND expires_at > ? GROUP BY item_id",
             [kind, reviewer, now],
         ).fetchall()
-    ]
-    rows = _open_rows(cur, kind, reviews, ids=held) if held else []
-    ids = [r[0] for r in rows]
-    mine = _voted(cur, kind, reviewer, ids) if ids else set()
-    leases = _held(cur, kind, reviewer, now, ids) if ids else {}
+    }
+    rows = _open_rows(cur, kind, reviews, ids=list(leases)) if leases else []
+    mine = _voted(cur, kind, reviewer, [r[0] for r in rows]) if rows else set()
     taken = sum(1 for i, votes in rows if i not in mine and votes + leases[i] >= reviews)
-    return open_items - voted - taken
+    # Its statements may see others' writes land between them: a figure for a progress bar,
+    # never below nothing.
+    return max(open_items - voted - taken, 0)

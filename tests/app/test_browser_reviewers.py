@@ -261,8 +261,8 @@ def test_export_counts_before_writing_says_where_and_keeps_write_in_reach(
     page.get_by_role("option", name="hf-preference", exact=False).first.click()
     settle(page)
     page.get_by_text("Record 1").wait_for()
-    page.get_by_text("Will be written to").wait_for()
-    assert "hf-preference.jsonl" in page.get_by_text("Will be written to").inner_text()
+    # The line is drawn for the format picked before until the new format's run ends: wait for it.
+    expect(page.get_by_text("Will be written to")).to_contain_text("hf-preference.jsonl")
     # Write sits below a collapsed preview: within a couple of screens, not 9,000 px down. (Under
     # load the button is drawn a moment after the destination line: wait for it.)
     page.locator("button", has_text="Write").first.wait_for()
