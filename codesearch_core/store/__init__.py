@@ -7,7 +7,8 @@ The other modules are its parts: `connect` (opening a file), `schema` (tables, m
 `StaleRun`, `corpus_snapshot`), `evals` (eval runs: `EvalRun`, `EvalItem`, `EvalAnswer`; the
 split), `episodes` (the gym's kept episodes: `StoredEpisode`), `queue_kinds` (the kinds of item a
 review queue holds: `PROPOSAL`, `DRAFT`, `DRIFT`, `EPISODE`, `QA`), `qa` (a data set's QA sample
-in the queue: `QADataset`, `QAItem`, `QAImport`), `guidelines` (the annotation
+in the queue: `QADataset`, `QAItem`, `QAImport`), `to_do` (a reviewer's to-do set, for the lease
+and the progress bar), `guidelines` (the annotation
 guidelines: `Guidelines`), `bulk` (a lead's bulk actions: `BulkPlan`), `text_match` (what a search
 matches). Imports `corpora` and below; importing
 files into it (`ingest`) and exporting from it (`export`) are layers above.
