@@ -14,7 +14,6 @@ st.set_page_config(page_title="codesearch-gym studio", page_icon="🔎", layout=
 # Before anything writes the address: that only filling the address in is no new Back step.
 _history.keep_back_meaningful()
 _layout.fold_sidebar_when_narrow()
-_layout.keys_leave_fields()
 # Who is here comes first: without a login (or the proxy's header) only the login page is drawn.
 _identity.identify(_shared.open_store)
 navigation = st.navigation(

@@ -21,6 +21,7 @@ from codesearch_core import access
 from codesearch_core.access import Action, Actor, Mode, Role
 from codesearch_core.errors import CodesearchError
 from codesearch_core.store import Store, check_reviewer
+from pages import _layout
 
 #: The reviewer's name in local mode; mirrored into the URL so a refresh or a bookmark keeps it.
 REVIEWER: Final = "reviewer"
@@ -96,6 +97,7 @@ def draw_who() -> str | None:
     what the address should hold for `reviewer` (None: nothing)."""
     who = current()
     if who.actor.mode is Mode.LOCAL:
+        _layout.keys_leave_fields()  # Enter leaves the name: the next A is the card's
         st.text_input(
             "Reviewer",
             key=REVIEWER,

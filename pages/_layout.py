@@ -72,5 +72,6 @@ def fold_sidebar_when_narrow() -> None:
 
 
 def keys_leave_fields() -> None:
-    """One listener per tab, installed by app.py on every page (see `LEAVE_FIELD_SCRIPT`)."""
+    """One listener per tab (see `LEAVE_FIELD_SCRIPT`), installed beside the fields it serves: the
+    sidebar's name and the queue card's action row."""
     st.html(LEAVE_FIELD_SCRIPT, unsafe_allow_javascript=True)

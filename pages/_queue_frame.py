@@ -121,6 +121,7 @@ def action_row(
     hints = [f"**{c.shortcut}** {c.word or c.label.lower()}" for c in choices if c.shortcut]
     if hints:
         st.caption("Keys: " + " · ".join(hints) + " · **Enter** or **Esc** leaves the note")
+    _layout.keys_leave_fields()
     return clicked
 
 
