@@ -25,18 +25,13 @@ from pages import _item_queue, _queue_frame, _shared, _trajectory
 TURNS_PARAM: Final = "turns"
 
 
-def _first_conflict(store: Store) -> str | None:
-    found = store.episodes(decision="conflict", limit=1)
-    return found[0].episode_id if found else None
-
-
 QUEUE: Final = _item_queue.ItemQueue[studio.EpisodeCard](
     kind=EPISODE, state="episodes", widgets="ep", noun="episode",
     words={DecisionAction.ACCEPT: "Accepted", DecisionAction.REJECT: "Rejected",
            DecisionAction.SKIP: "Skipped"},
     load=studio.episode_card, id_of=lambda c: c.episode_id,
     still_to_do=studio.still_to_do_episode, next_id=studio.next_episode_id,
-    first_conflict=_first_conflict, short=lambda i: i[:10],
+    short=lambda i: i[:10],
 )  # fmt: skip
 
 

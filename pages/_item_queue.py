@@ -40,7 +40,6 @@ class ItemQueue(Generic[C]):
     id_of: Callable[[C], str]
     still_to_do: Callable[[C, str], bool]
     next_id: Callable[[Store, str], str | None]
-    first_conflict: Callable[[Store], str | None]
     #: How a message names an item (a 64-character episode id: its first 10).
     short: Callable[[str], str] = str
     #: Said after "No {noun} `ID` in this store" when an address names an item that is not there.
@@ -187,6 +186,6 @@ class ItemQueue(Generic[C]):
 
     def open_conflict(self) -> None:
         """A lead's button: the first item in conflict on the card, to settle."""
-        in_conflict = self.first_conflict(_shared.get_store())
+        in_conflict = _shared.get_store().first_in_state("conflict", kind=self.kind)
         if in_conflict:
             st.session_state[self.current_key] = st.session_state[self.pinned_key] = in_conflict

@@ -27,7 +27,7 @@ QUEUE: Final = _item_queue.ItemQueue[studio.QACard](
     words={DecisionAction.ACCEPT: "Correct:", DecisionAction.REJECT: "Incorrect:",
            DecisionAction.SKIP: "Skipped"},
     load=studio.qa_card, id_of=lambda c: c.qa_id, still_to_do=studio.still_to_do_qa,
-    next_id=studio.next_qa_id, first_conflict=lambda store: store.first_qa_conflict(),
+    next_id=studio.next_qa_id,
     missing_hint=" (sampled again since?)",
 )  # fmt: skip
 

@@ -300,6 +300,31 @@ def seen_items(cur: Cursor, reviewer: str, *, kind: str) -> list[tuple[str, str 
     return [(str(r[0]), None if r[1] is None else str(r[1])) for r in rows]
 
 
+def state_counts(cur: Cursor, kind: str) -> dict[str, int]:
+    """Items of `kind` by review state: open (undecided), accept, reject, conflict."""
+    k = KINDS[kind]
+    counts = {"open": 0, "accept": 0, "reject": 0, "conflict": 0}
+    for state, n in cur.execute(
+        f"SELECT coalesce(decision, 'open'), count(*) FROM {k.table} GROUP BY 1"
+    ).fetchall():
+        counts[str(state)] = int(n)
+    return counts
+
+
+def first_in_state(cur: Cursor, kind: str, state: str) -> str | None:
+    """The first item of `kind` in queue order in a review state ('conflict': what a lead opens
+    to settle)."""
+    k = KINDS[kind]
+    row = first_row(
+        cur.execute(
+            f"SELECT p.{k.id_column} FROM {k.table} p WHERE p.decision = ? "
+            f"ORDER BY {k.order_sql} LIMIT 1",
+            [state],
+        )
+    )
+    return None if row is None else str(row[0])
+
+
 # --- leases and the reviewer's queue ------------------------------------------------------------
 
 

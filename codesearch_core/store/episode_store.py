@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from codesearch_core.access import Action
+from codesearch_core.store import decisions as store_decisions
 from codesearch_core.store import episodes
 from codesearch_core.store.audit import Deed
 from codesearch_core.store.base import StoreBase
 from codesearch_core.store.episodes import StoredEpisode
+from codesearch_core.store.queue_kinds import EPISODE
 from codesearch_core.store.rows import utc_now
 
 
@@ -53,7 +55,7 @@ class EpisodeStore(StoreBase):
 
     def episode_counts(self) -> dict[str, int]:
         """Episodes by review state: open, accept, reject, conflict (the Episodes queue's line)."""
-        return self._read(episodes.decision_counts)
+        return self._read(lambda cur: store_decisions.state_counts(cur, EPISODE))
 
     def accepted_episodes_corpus_gone(self) -> dict[str, int]:
         """The accepted episodes an export leaves out because their corpus is gone (no longer in

@@ -187,13 +187,3 @@ def accepted_corpus_gone(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
 def count_episodes(cur: duckdb.DuckDBPyConnection) -> int:
     row = cur.execute("SELECT count(*) FROM episodes").fetchone()
     return int(row[0]) if row else 0
-
-
-def decision_counts(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Episodes by their review state: open (undecided), accept, reject, conflict."""
-    counts = {"open": 0, "accept": 0, "reject": 0, "conflict": 0}
-    for state, n in cur.execute(
-        "SELECT coalesce(decision, 'open'), count(*) FROM episodes GROUP BY 1"
-    ).fetchall():
-        counts[str(state)] = int(n)
-    return counts

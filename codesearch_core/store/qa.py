@@ -151,26 +151,6 @@ def dataset_items(cur: Cursor, dataset_id: str) -> list[QAItem]:
     return [_item(r) for r in rows]
 
 
-def first_in_state(cur: Cursor, decision: str) -> str | None:
-    """The first queued item in a review state ('conflict': what a lead opens to settle)."""
-    row = first_row(
-        cur.execute(
-            "SELECT qa_id FROM qa_items WHERE decision = ? ORDER BY seq LIMIT 1", [decision]
-        )
-    )
-    return None if row is None else str(row[0])
-
-
-def decision_counts(cur: Cursor) -> dict[str, int]:
-    """QA items by review state: open (undecided), accept, reject, conflict."""
-    counts = {"open": 0, "accept": 0, "reject": 0, "conflict": 0}
-    for state, n in cur.execute(
-        "SELECT coalesce(decision, 'open'), count(*) FROM qa_items GROUP BY 1"
-    ).fetchall():
-        counts[str(state)] = int(n)
-    return counts
-
-
 def settled_verdicts(items: Sequence[QAItem]) -> dict[str, bool]:
     """The verdicts the queue settled, by item id: accepted items are correct, rejected ones
     incorrect; open items and those in conflict are no verdict yet."""

@@ -8,9 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from codesearch_core.access import Action
+from codesearch_core.store import decisions as store_decisions
 from codesearch_core.store import qa
 from codesearch_core.store.audit import Deed
 from codesearch_core.store.qa import QADataset, QAImport, QAItem
+from codesearch_core.store.queue_kinds import QA
 from codesearch_core.store.queue_store import QueueStore
 
 
@@ -40,7 +42,4 @@ class QAStore(QueueStore):
 
     def qa_counts(self) -> dict[str, int]:
         """QA items by review state: open, accept, reject, conflict (the QA queue's line)."""
-        return self._read(qa.decision_counts)
-
-    def first_qa_conflict(self) -> str | None:
-        return self._read(lambda cur: qa.first_in_state(cur, "conflict"))
+        return self._read(lambda cur: store_decisions.state_counts(cur, QA))

@@ -172,6 +172,12 @@ class QueueStore(StoreBase):
             lambda cur: store_decisions.progress(cur, reviewer.strip(), kind=kind, now=now)
         )
 
+    def first_in_state(self, state: str, *, kind: str = PROPOSAL) -> str | None:
+        """The first item of `kind` in queue order in a review state ('conflict': what a lead's
+        button opens to settle)."""
+        kind_of(kind)
+        return self._read(lambda cur: store_decisions.first_in_state(cur, kind, state))
+
     def accept_blocker(self, item_id: str, *, kind: str = PROPOSAL) -> str | None:
         """Why an item of `kind` cannot be accepted now (what `record_decision` would refuse with),
         or None: a card says it next to its greyed Accept before anyone presses it."""

@@ -41,7 +41,7 @@ def test_reviewers_who_disagree_leave_no_verdict_until_a_lead_decides(tmp_path: 
         store.record_decision("d5e7.a", "accept", "ann", kind=QA)
         assert settled_verdicts(store.qa_items("d5e7")) == {}  # one review of two: open
         store.record_decision("d5e7.a", "reject", "bob", kind=QA)
-        assert store.first_qa_conflict() == "d5e7.a"
+        assert store.first_in_state("conflict", kind=QA) == "d5e7.a"
         assert settled_verdicts(store.qa_items("d5e7")) == {}
         store.record_decision("d5e7.a", "reject", "lead", final=True, kind=QA)
         assert settled_verdicts(store.qa_items("d5e7")) == {"a": False}
