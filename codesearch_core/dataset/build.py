@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -282,18 +282,6 @@ def _verify(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     write_runs(part / RUNS, runs)  # the export's observations are these runs'
 
 
-def _observer(work: _Work) -> Observer:
-    """The verify stage's runs, handed to the observed layouts (runs cost export as much as
-    verification did): they ran on the same pinned corpora, minutes before."""
-    runs = read_runs(work.root / "verify" / RUNS)
-    items = read_items(work.root / "filter" / "items.jsonl")
-    return Observer(
-        (parse_tool_call(i["reference"]), i["corpus"], runs[i["id"]])
-        for i in items
-        if i["id"] in runs
-    )
-
-
 def _filter(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     items = read_items(work.root / "verify" / "items.jsonl")
     drop_path = recipe.filters.drop
@@ -318,11 +306,23 @@ def _split(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
         )
 
 
+def _observer(work: _Work, items: Iterable[Item]) -> Observer:
+    """The verify stage's runs of `items`, handed to the observed layouts (running every call
+    again cost export as much as verification): they ran on the same pinned corpora."""
+    runs = read_runs(work.root / "verify" / RUNS)
+    return Observer(
+        (parse_tool_call(i["reference"]), i["corpus"], runs[i["id"]])
+        for i in items
+        if i["id"] in runs
+    )
+
+
 def _export(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     files: dict[str, dict[str, Any]] = {}
-    observer = _observer(work)  # the observed layouts share each call's run
-    for side in SPLITS:
-        items = read_items(work.root / "split" / f"{side}.jsonl")
+    sides = {side: read_items(work.root / "split" / f"{side}.jsonl") for side in SPLITS}
+    # The observed layouts share each call's run.
+    observer = _observer(work, (i for items in sides.values() for i in items))
+    for side, items in sides.items():
         # A plan is several calls; every layout here holds one call per answer (as exports do).
         rows = [(export_row(i), spans_of(i)) for i in items if i["tool"] != PLAN_TOOL]
 
