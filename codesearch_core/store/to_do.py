@@ -71,16 +71,23 @@ def _to_do_among(
 
 
 def _open_rows(
-    cur: Cursor, kind: str, reviews: int, *, ids: Sequence[str] = (), limit: int | None = None
+    cur: Cursor,
+    kind: str,
+    reviews: int,
+    *,
+    ids: Sequence[str] | None = None,
+    limit: int | None = None,
 ) -> list[tuple[str, int]]:
-    """Open items of `kind` in queue order, `(id, votes)`: those among `ids`, or the first
-    `limit`."""
+    """Open items of `kind` in queue order, `(id, votes)`: those among `ids` (None: any), the
+    first `limit` of them (None: all)."""
+    if ids is not None and not ids:
+        return []
     k = KINDS[kind]
-    among = f"AND p.{k.id_column} IN ({_marks(len(ids))})" if ids else ""
+    among = "" if ids is None else f"AND p.{k.id_column} IN ({_marks(len(ids))})"
     rows = cur.execute(
         f"SELECT p.{k.id_column}, p.n_votes FROM {k.table} p WHERE p.decision IS NULL AND "
         f"p.n_votes < ? {among} ORDER BY {k.order_sql}{'' if limit is None else ' LIMIT ?'}",
-        [reviews, *ids, *([] if limit is None else [limit])],
+        [reviews, *(ids or ()), *([] if limit is None else [limit])],
     ).fetchall()
     return [(str(r[0]), int(r[1])) for r in rows]
 
@@ -95,12 +102,9 @@ def next_to_do(cur: Cursor, kind: str, reviewer: str, now: datetime, reviews: in
             [kind, reviewer, now],
         ).fetchall()
     ]
-    if own:
-        mine = _to_do_among(
-            cur, kind, reviewer, now, reviews, _open_rows(cur, kind, reviews, ids=own)
-        )
-        if mine:
-            return mine[0]
+    mine = _to_do_among(cur, kind, reviewer, now, reviews, _open_rows(cur, kind, reviews, ids=own))
+    if mine:
+        return mine[0]
     size = WINDOW
     while True:
         rows = _open_rows(cur, kind, reviews, limit=size)
@@ -143,7 +147,7 @@ def count_to_do(cur: Cursor, kind: str, reviewer: str, now: datetime, reviews: i
             [kind, reviewer, now],
         ).fetchall()
     }
-    rows = _open_rows(cur, kind, reviews, ids=list(leases)) if leases else []
+    rows = _open_rows(cur, kind, reviews, ids=list(leases))
     mine = _voted(cur, kind, reviewer, [r[0] for r in rows]) if rows else set()
     taken = sum(1 for i, votes in rows if i not in mine and votes + leases[i] >= reviews)
     # Its statements may see others' writes land between them: a figure for a progress bar,
