@@ -2,30 +2,23 @@
 
 Every command returns an exit code: 0 success, 1 the work ran but found problems (a seed that does
 not reproduce, a call that failed), 2 bad input or set-up (the message says which and why).
+
+Starting is kept cheap (`codesearch --help` <= 0.3 s, `codesearch run` <= 0.5 s): `COMMANDS` names
+each command, its one-line help and the module that registers it, so the top-level parser lists
+every command without importing any of those modules, and `main` imports only the module of the
+command named on the command line. `tests/cli/test_cli_startup.py` holds the modules importing this
+package may load, and checks `COMMANDS` against what the modules register.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Final, NamedTuple
 
-from codesearch_core.cli import (
-    corpus_cmds,
-    data_cmds,
-    dataset_cmds,
-    eval_cmds,
-    guidelines_cmds,
-    gym_cmds,
-    propose_cmds,
-    rollout_cmds,
-    seeds_cmds,
-    serve_cmds,
-    synth_cmds,
-    tool_cmds,
-    verify_cmds,
-)
 from codesearch_core.errors import CodesearchError
 
 EXIT_OK = 0
@@ -33,34 +26,115 @@ EXIT_PROBLEMS = 1
 EXIT_BAD_INPUT = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+class Command(NamedTuple):
+    """One top-level command: its name, the help `codesearch --help` shows, and the module of
+    `codesearch_core.cli` whose `register(sub)` adds its full parser (a module may add several
+    commands: they sit next to each other here, in the order it adds them)."""
+
+    name: str
+    help: str
+    module: str
+
+
+COMMANDS: Final = (
+    Command("run", "execute one tool call (or a plan) with the real rg / ast-grep", "tool_cmds"),
+    Command(
+        "grade",
+        "run a call on a blueprint's corpus and grade it against the expected spans",
+        "tool_cmds",
+    ),
+    Command("corpus", "the corpora: add, list, check, pin", "corpus_cmds"),
+    Command("seeds", "the seed blueprints: the verified core", "seeds_cmds"),
+    Command("db", "create, fill and inspect the curation store", "data_cmds"),
+    Command(
+        "export",
+        "write curated items as training data, one JSONL layout per trainer",
+        "data_cmds",
+    ),
+    Command(
+        "guidelines", "the annotation guidelines reviewers see on every card", "guidelines_cmds"
+    ),
+    Command(
+        "propose",
+        "ask an engine for tool calls for blueprints; write them to the store or JSONL",
+        "propose_cmds",
+    ),
+    Command(
+        "verify",
+        "execute and grade every pending proposal in the store, in parallel",
+        "verify_cmds",
+    ),
+    Command(
+        "synthesize",
+        "make draft blueprints from a corpus: mine, verify, de-duplicate, write intents",
+        "synth_cmds",
+    ),
+    Command(
+        "dataset",
+        "build a data set from a recipe, sample it for QA, print its card",
+        "dataset_cmds",
+    ),
+    Command(
+        "eval",
+        "score an engine on a blueprint set: every answer run and graded, stored as a run",
+        "eval_cmds",
+    ),
+    Command(
+        "gym",
+        "the gym: code-search tasks as multi-turn episodes for agents and RL trainers",
+        "gym_cmds",
+    ),
+    Command(
+        "rollouts",
+        "sample agent episodes in the gym and keep the good ones in the store",
+        "rollout_cmds",
+    ),
+    Command(
+        "serve-model",
+        "start vLLM's OpenAI-compatible server with this machine's defaults",
+        "serve_cmds",
+    ),
+)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The `codesearch` parser. Without `argv`, every command's module is imported and registers
+    its whole parser; with it, only the module of the command `argv` names is, and the other
+    commands are listed (name and help, from `COMMANDS`) without their modules being imported."""
     parser = argparse.ArgumentParser(
         prog="codesearch",
         description="Author, execute, grade and export verified code-search tool calls.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (
-        tool_cmds,
-        corpus_cmds,
-        seeds_cmds,
-        data_cmds,
-        guidelines_cmds,
-        propose_cmds,
-        verify_cmds,
-        synth_cmds,
-        dataset_cmds,
-        eval_cmds,
-        gym_cmds,
-        rollout_cmds,
-        serve_cmds,
-    ):
-        module.register(sub)
+    wanted = {c.module for c in COMMANDS} if argv is None else _modules_named(argv)
+    registered: set[str] = set()
+    for command in COMMANDS:
+        if command.module in registered:
+            continue
+        if command.module in wanted:
+            module = importlib.import_module(f"{__name__}.{command.module}")
+            module.register(sub)
+            registered.add(command.module)
+        else:
+            # A stand-in: `codesearch --help` lists it; `main` never parses with it, since the
+            # command named on the command line always gets its module's parser.
+            sub.add_parser(command.name, help=command.help, add_help=False)
     return parser
 
 
+def _modules_named(argv: Iterable[str]) -> set[str]:
+    """The module of the command `argv` names: its first word that is not an option (the
+    top-level parser has no option but `-h`); none for `codesearch --help` or a bad name."""
+    for word in argv:
+        if not word.startswith("-"):
+            return {c.module for c in COMMANDS if c.name == word}
+    return set()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     try:
         code: int = args.func(args)
     except CodesearchError as err:

@@ -1,7 +1,9 @@
 """The one progress line of the long commands (`propose`, `verify`, `corpus add`, `synthesize`):
 tqdm's bar on stderr, with the count, the rate and the time left, and the command's own figures
 after it. Silent when stderr is not a terminal: a pipe, a log file or CI gets the command's
-summary only, not hundreds of redrawn lines.
+summary only, not hundreds of redrawn lines. tqdm is imported when a bar is drawn, not before:
+importing this module (every long command's module does) costs nothing, and neither does a
+progress line on a pipe.
 
     with Progress("verify", total=1000, unit="calls") as progress:
         progress.update(120, errors=7)
@@ -12,9 +14,10 @@ from __future__ import annotations
 import os
 import sys
 from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import TYPE_CHECKING, Any, Self, TextIO
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 
 class Progress:
@@ -29,16 +32,20 @@ class Progress:
         stream: TextIO | None = None,
     ) -> None:
         out = stream or sys.stderr
-        on = _is_terminal(out)
+        self._done = 0
+        self._bar: tqdm[Any] | None = None
+        if not _is_terminal(out):
+            return
+        from tqdm import tqdm
+
         # A terminal that says it has no columns (a bare pseudo-terminal, some CI runners) would get
         # nothing drawn (tqdm reads 0 rows as no room): it gets 80 columns and 24 rows instead.
-        sized = on and _columns(out) > 0
+        sized = _columns(out) > 0
         self._bar = tqdm(
             total=total,
             desc=label,
             unit=f" {unit}",  # "12 calls", not "12calls"
             file=out,
-            disable=not on,
             dynamic_ncols=sized,
             ncols=None if sized else 80,
             nrows=None if sized else 24,
@@ -48,25 +55,28 @@ class Progress:
 
     @property
     def enabled(self) -> bool:
-        return not self._bar.disable
+        return self._bar is not None
 
     @property
     def done(self) -> int:
-        return int(self._bar.n)
+        return self._done
 
     def update(self, done: int, *, total: int | None = None, **figures: Any) -> None:
         """Move to `done` (a total, not a step); `total` replaces the total (an import counts
         lines, not blueprints); `figures` are shown after the bar (`errors=7`)."""
-        if self._bar.disable:
+        self._done = done
+        bar = self._bar
+        if bar is None:
             return
-        if total is not None and total != self._bar.total:
-            self._bar.total = total
+        if total is not None and total != bar.total:
+            bar.total = total
         if figures:
-            self._bar.set_postfix(figures, refresh=False)
-        self._bar.update(done - self._bar.n)
+            bar.set_postfix(figures, refresh=False)
+        bar.update(done - bar.n)
 
     def close(self) -> None:
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()
 
     def __enter__(self) -> Self:
         return self

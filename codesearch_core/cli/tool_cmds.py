@@ -1,4 +1,9 @@
-"""Sub-commands: run, grade (the verified core)."""
+"""Sub-commands: run, grade (the verified core).
+
+The corpora, the tools and the models are imported where they are used, not at the top: the
+modules of other commands import this one for its exit codes and helpers, and should not pay for
+them when they start.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,13 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from codesearch_core import config
-from codesearch_core.corpora import blueprint_from_dict, corpus_root, read_blueprints_jsonl
 from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
-from codesearch_core.models import Blueprint, Finding, Plan, RunResult, Span, ToolCall
-from codesearch_core.tools import (
-    DEFAULT_MAX_FINDINGS,
-    DEFAULT_TIMEOUT_S,
-    parse_plan,
-    parse_tool_call,
-    plan_to_dict,
-    run_plan,
-    run_result_to_dict,
-    run_tool_call,
-)
+
+if TYPE_CHECKING:
+    from codesearch_core.models import Blueprint, Finding, Plan, RunResult, Span, ToolCall
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -39,6 +35,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def register_run(sub: argparse._SubParsersAction[Any]) -> None:
+    from codesearch_core.tools import DEFAULT_MAX_FINDINGS, DEFAULT_TIMEOUT_S
+
     p = sub.add_parser(
         "run",
         help="execute one tool call (or a plan) with the real rg / ast-grep",
@@ -75,6 +73,14 @@ def register_run(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from codesearch_core.tools import (
+        parse_plan,
+        parse_tool_call,
+        run_plan,
+        run_result_to_dict,
+        run_tool_call,
+    )
+
     # Bad input raises CodesearchError, which `cli.main` prints and turns into exit status 2.
     obj = _read_call_json(str(args.call))
     root = _corpus_dir(str(args.corpus))
@@ -136,6 +142,8 @@ def _read_call_json(value: str) -> Any:
 
 def _corpus_dir(value: str) -> Path:
     """A corpus name (under the corpora dir) first, else a directory path."""
+    from codesearch_core.corpora import corpus_root
+
     try:
         return corpus_root(value)
     except CorpusError:
@@ -193,7 +201,16 @@ def add_matching_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    from codesearch_core.corpora import corpus_root
     from codesearch_core.grading import Matching, grade_and_diff, line_coverage, reward
+    from codesearch_core.models import Plan
+    from codesearch_core.tools import (
+        parse_plan,
+        parse_tool_call,
+        plan_to_dict,
+        run_plan,
+        run_tool_call,
+    )
 
     bp = _load_blueprint(str(args.blueprint), args.seeds)
     if args.tolerance < 0:
@@ -280,6 +297,8 @@ def span_text(span: Span) -> str:
 
 def _load_blueprint(value: str, seeds: Path | None) -> Blueprint:
     """`@FILE` (one blueprint: a JSON object or a one-line JSONL), else an id in the seeds file."""
+    from codesearch_core.corpora import blueprint_from_dict, read_blueprints_jsonl
+
     if value.startswith("@"):
         path = Path(value[1:])
         try:
