@@ -56,7 +56,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     s.add_argument("dir", type=Path, metavar="DIR")
     s.add_argument("--n", type=int, default=100, help="items to sample (default 100)")
-    s.add_argument("--stratify", default="tag,language", help="fields, comma-separated")
+    s.add_argument("--stratify", default="source,rule",
+                   help="fields, comma-separated (default source,rule); draws are in proportion "
+                   "to each stratum's size, and the card weights each by its share")  # fmt: skip
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--queue", action="store_true",
                    help="also queue the sample for review in the studio (QA queue); sampling "
@@ -137,8 +139,9 @@ def _queue_store(db: Path | None) -> Store | None:
 
 def _said(qa: dict[str, Any]) -> str:
     o = qa["overall"]
-    return (f"{o['correct']} of {o['reviewed']} reviewed items correct: {o['share']:.1%} (95% "
-            f"Wilson interval {o['low']:.1%} to {o['high']:.1%})")  # fmt: skip
+    return (f"{o['correct']} of {o['reviewed']} reviewed items correct; estimated wrong in the "
+            f"data set {1 - o['share']:.1%} (95% interval {1 - o['high']:.1%} to "
+            f"{1 - o['low']:.1%}; {qa.get('weighting', 'unweighted')})")  # fmt: skip
 
 
 def cmd_sample(args: argparse.Namespace) -> int:

@@ -3,7 +3,7 @@ the one bounded JSONL line reader every importer uses.
 
 Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `read_file_lines`,
 `text_lines`, `file_encoding`, `language_for_path`, `main_language`, `corpus_info`, `check_corpus`,
-`current_snapshot`, `pin_corpus` (`corpora.corpus`);
+`current_snapshot`, `pin_corpus`, `AST_GREP_EXTENSIONS` (`corpora.corpus`);
 `add_corpus` (`corpora.sources`: a pinned snapshot of a folder, git checkout, sdist or npm package);
 `Manifest`, `read_manifest`, `short_id` (`corpora.snapshot`: manifests and snapshot ids); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
 `check_expected_files` (`corpora.blueprints`); `check_seed_file`, `read_seed_file`, `pin_seed_file`,
@@ -20,6 +20,7 @@ from codesearch_core.corpora.blueprints import (
     read_blueprints_jsonl,
 )
 from codesearch_core.corpora.corpus import (
+    AST_GREP_EXTENSIONS,
     MAX_READ_BYTES,
     CorpusInfo,
     check_corpus,
@@ -63,6 +64,7 @@ from codesearch_core.corpora.snapshot import (
 from codesearch_core.corpora.sources import AddResult, add_corpus, max_corpus_bytes, remove_tree
 
 __all__ = [
+    "AST_GREP_EXTENSIONS",
     "CATEGORY_TAGS",
     "FIRST_LINE_MAX",
     "FLAG_TAGS",

@@ -1,4 +1,5 @@
-"""`build_dataset`: a recipe's stages, synthesize → verify → filter → split → export → card, each writing
+"""`build_dataset`: a recipe's stages, synthesize → verify → second opinion → filter → split → export →
+card, each writing
 its output under `DIR/.work/<stage>` and only then marking it done, so a stop (Ctrl-C, a kill,
 a full disk) and a second run resume from the last finished stage.
 
@@ -19,6 +20,7 @@ import json
 import os
 import shutil
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +33,9 @@ from codesearch_core.dataset.card import (
     card_json_text,
     card_markdown,
     diversity,
+    funnel,
     mix,
+    wordings,
 )
 from codesearch_core.dataset.items import (
     PLAN_TOOL,
@@ -47,7 +51,7 @@ from codesearch_core.dataset.items import (
     write_runs,
 )
 from codesearch_core.dataset.recipe import Recipe
-from codesearch_core.dataset.select import read_drop_list, select
+from codesearch_core.dataset.select import read_drop_list, rules_too_wrong, select
 from codesearch_core.errors import InputFileError, StoreError
 from codesearch_core.export import (
     Observer,
@@ -58,10 +62,16 @@ from codesearch_core.export import (
 )
 from codesearch_core.models import RunResult, sha256_hex
 from codesearch_core.store import Draft
-from codesearch_core.synthesis import NothingToMineError, TemplateWriter, synthesize
+from codesearch_core.synthesis import (
+    Judge,
+    NothingToMineError,
+    TemplateWriter,
+    subject_of,
+    synthesize,
+)
 from codesearch_core.tools import parse_tool_call
 
-STAGES: Final = ("synthesize", "verify", "filter", "split", "export", "card")
+STAGES: Final = ("synthesize", "verify", "second_opinion", "filter", "split", "export", "card")
 #: The verify stage's runs of single calls, by item id (`_observer`).
 RUNS: Final = "runs.jsonl"
 WORK: Final = ".work"
@@ -109,6 +119,7 @@ class _DraftList:
 STAGE_INPUTS: Final[dict[str, tuple[str, ...]]] = {
     "synthesize": ("corpora", "synthesis"),  # and the seed files' bytes, wherever they are
     "verify": ("verify",),
+    "second_opinion": (),  # the rules' checks: the code's version, in every key
     "filter": ("filters", "mix"),
     "split": ("split",),
     "export": ("export",),
@@ -130,7 +141,7 @@ def stage_keys(recipe: Recipe) -> dict[str, str]:
         "synthesize": "\n".join(
             [*(f"{c.name} {c.snapshot}" for c in recipe.corpora),
              *(_file_text(f) for f in recipe.seed_files)]),
-        "filter": _file_text(recipe.filters.drop),
+        "filter": _file_text(recipe.filters.drop) + _file_text(recipe.filters.rule_errors),
         "card": recipe.text,
     }  # fmt: skip
     keys: dict[str, str] = {}
@@ -282,13 +293,37 @@ def _verify(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     write_runs(part / RUNS, runs)  # the export's observations are these runs'
 
 
-def _filter(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
+def _second_opinion(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
+    """Each verified synthesized item judged by its rule's checks (`synthesis.second_opinion`):
+    those whose expected spans leave out what the intent asks, or hold what it leaves out, are
+    dropped with the reason, counted for the card's funnel and listed in `dropped.jsonl`. Seeds
+    are hand-written and checked (`seeds audit`): they pass as they are."""
     items = read_items(work.root / "verify" / "items.jsonl")
+    judged = [i for i in items if i["source"] == "synthesis" and i["verified"]["ok"]]
+    verdicts = Judge(timeout_s=recipe.verification.timeout_s).judge_all(
+        [subject_of(i) for i in judged], workers=recipe.verification.workers,
+        on_progress=lambda done: hooks.on_progress("second_opinion", done, len(judged)),
+        should_stop=hooks.should_stop,
+    )  # fmt: skip
+    if verdicts is None:
+        raise BuildInterrupted("second_opinion")
+    dropped = {i["id"]: why for i, why in zip(judged, verdicts, strict=True) if why}
+    _write_lines(part / "items.jsonl", [i for i in items if i["id"] not in dropped])
+    with (part / "dropped.jsonl").open("w", encoding="utf-8") as fh:
+        for item_id, why in sorted(dropped.items()):
+            fh.write(json.dumps({"id": item_id, "why": why}) + "\n")
+    counts = {"judged": len(judged), "dropped": dict(sorted(Counter(dropped.values()).items()))}
+    (part / "counts.json").write_text(json.dumps(counts, sort_keys=True) + "\n")
+
+
+def _filter(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
+    items = read_items(work.root / "second_opinion" / "items.jsonl")
     drop_path = recipe.filters.drop
     drop = set()
     if drop_path is not None and drop_path.is_file():
         drop = read_drop_list(drop_path.read_text(encoding="utf-8").splitlines())
-    chosen = select(items, recipe.filters, recipe.mix, drop, recipe.synthesis.seed)
+    chosen = select(items, recipe.filters, recipe.mix, drop, recipe.synthesis.seed,
+                    too_wrong=rules_too_wrong(recipe.filters))  # fmt: skip
     if not chosen.kept:
         raise InputFileError(
             f"{recipe.path}: no item is left after the filters and mix caps (dropped: "
@@ -358,6 +393,8 @@ def _card(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
     verified = read_items(work.root / "verify" / "items.jsonl")
     kept = read_items(work.root / "filter" / "items.jsonl")
     splits = {side: read_items(work.root / "split" / f"{side}.jsonl") for side in SPLITS}
+    second = json.loads((work.root / "second_opinion" / "counts.json").read_text())
+    filtered = json.loads((work.root / "filter" / "dropped.json").read_text())
     card = {
         "name": recipe.name,
         "license": recipe.license,
@@ -373,9 +410,10 @@ def _card(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
             "seeds": sum(1 for i in drafted if i["source"] == "seed"),
             "verified_ok": sum(1 for i in verified if i["verified"]["ok"]),
             "kept": len(kept),
-            "dropped": json.loads((work.root / "filter" / "dropped.json").read_text()),
+            "dropped": filtered,
             "synthesis": synth,
         },
+        "funnel": funnel(drafted, verified, second, filtered, len(kept)),
         "splits": {
             side: {
                 "items": len(items),
@@ -386,6 +424,7 @@ def _card(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
         },
         "mix": mix(kept),
         "diversity": diversity(i["intent"] for i in kept),
+        "wordings": wordings(kept),
         "exports": json.loads((work.root / "export" / "files.json").read_text()),
     }
     (part / CARD_JSON).write_text(card_json_text(card), encoding="utf-8")
@@ -393,7 +432,8 @@ def _card(recipe: Recipe, work: _Work, part: Path, hooks: Hooks) -> None:
 
 
 _RUN: Final[dict[str, Callable[[Recipe, _Work, Path, Hooks], None]]] = {
-    "synthesize": _synthesize, "verify": _verify, "filter": _filter, "split": _split,
+    "synthesize": _synthesize, "verify": _verify, "second_opinion": _second_opinion,
+    "filter": _filter, "split": _split,
     "export": _export, "card": _card,
 }  # fmt: skip
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from codesearch_core.dataset.items import PLAN_TOOL, Item
+from codesearch_core.synthesis import LANGUAGE_LABELS
 
 CARD_JSON: Final = "card.json"
 CARD_README: Final = "README.md"
@@ -47,6 +48,61 @@ def mix(items: Sequence[Item]) -> dict[str, Any]:
     }  # fmt: skip
 
 
+#: The filter stage's reasons that are the mix caps (the funnel's last step), not filters.
+_MIX_REASONS: Final = ("mix_",)
+
+
+def funnel(
+    drafted: Sequence[Item],
+    verified: Sequence[Item],
+    second: Mapping[str, Any],
+    filtered: Mapping[str, int],
+    kept: int,
+) -> list[dict[str, Any]]:
+    """Every stage's count, from the drafts to the items kept, with what each stage dropped and
+    why: verification (the call failed or missed its own spans), the second opinion (each rule's
+    checks, by reason), the filters (QA's rejections, reward, de-duplication) and the mix caps."""
+    ok = sum(1 for i in verified if i["verified"]["ok"])
+    second_dropped = {str(k): int(v) for k, v in second["dropped"].items()}
+    after_second = ok - sum(second_dropped.values())
+    filters = {
+        k: v for k, v in filtered.items() if not k.startswith(_MIX_REASONS) and k != "run_failed"
+    }
+    caps = {k: v for k, v in filtered.items() if k.startswith(_MIX_REASONS)}
+    after_filters = after_second - sum(filters.values())
+    return [
+        {"stage": "drafted", "items": len(drafted), "dropped": {}},
+        {"stage": "verified", "items": ok, "dropped": {"run_failed": len(verified) - ok}},
+        {"stage": "second opinion", "items": after_second, "dropped": second_dropped,
+         "judged": int(second["judged"])},
+        {"stage": "filters", "items": after_filters, "dropped": filters},
+        {"stage": "kept", "items": kept, "dropped": caps},
+    ]  # fmt: skip
+
+
+def _funnel_lines(stages: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    if not stages:
+        return []
+    rows = ["", "## Funnel", "", "| stage | items | dropped | why |", "|---|---:|---:|---|"]
+    for s in stages:
+        dropped = s["dropped"]
+        why = ", ".join(
+            f"{k} {v}" for k, v in sorted(dropped.items(), key=lambda kv: (-kv[1], kv[0])) if v
+        )
+        rows.append(f"| {s['stage']} | {s['items']} | {sum(dropped.values())} | {why or '-'} |")
+    return rows
+
+
+def _wording_lines(w: Mapping[str, Any] | None) -> list[str]:
+    if not w:
+        return []
+    return [
+        "",
+        f"With subject and language taken out, the intents are {w['distinct']} "
+        f"wordings; the ten most common make {_pct(w['top10_share'])} of the items.",
+    ]
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"[\w$.@`'-]+", text.casefold())
 
@@ -74,6 +130,36 @@ def diversity(intents: Iterable[str]) -> dict[str, Any]:
     }
 
 
+#: How many of the most common wordings the card adds up (issue 36: no ten may make half).
+TOP_WORDINGS: Final = 10
+
+
+def wording(item: Mapping[str, Any]) -> str:
+    """An intent with its subject and language taken out: what is left is how it is asked, so two
+    items that differ only in the name they ask about read as one wording."""
+    text = str(item["intent"])
+    subject = str(item.get("subject") or "")
+    if subject:
+        text = text.replace(subject, "{subject}")
+    label = LANGUAGE_LABELS.get(str(item.get("language", "")), "")
+    if label:
+        text = re.sub(rf"(?<!\w){re.escape(label)}(?!\w)", "{lang}", text)
+    return text
+
+
+def wordings(items: Sequence[Item]) -> dict[str, Any]:
+    """How many wordings the intents reduce to, and the share of items the most common ten make:
+    a few templates repeated show as few wordings and a large top-ten share."""
+    counts = Counter(wording(i) for i in items)
+    top = counts.most_common(TOP_WORDINGS)
+    n = len(items)
+    return {
+        "distinct": len(counts),
+        "top10_share": round(sum(c for _, c in top) / n, 4) if n else 0.0,
+        "top": [{"wording": w, "count": c} for w, c in top[:3]],
+    }
+
+
 def card_json_text(card: Mapping[str, Any]) -> str:
     return json.dumps(card, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -97,11 +183,17 @@ def _qa_lines(qa: Mapping[str, Any] | None) -> list[str]:
         return ["", "No QA sample reviewed yet (`codesearch dataset sample DIR --n N --queue`, "
                     "then review it in the studio's QA queue, or `--import-verdicts FILE`)."]  # fmt: skip
     o = qa["overall"]
+    weighting = qa.get("weighting", "none (sample share)")
+    how = (f"each stratum weighted by its share of the data set ({_pct(o['covered'])} of it in "
+           f"strata with a verdict; effective sample size {o['effective_n']})"
+           if "covered" in o else "the sample's own share")  # fmt: skip
     lines = [
         "",
-        f"Estimated share of correct items: **{_pct(o['share'])}** (95% Wilson interval "
-        f"{_pct(o['low'])} to {_pct(o['high'])}), from {o['reviewed']} reviewed of a sample of "
-        f"{qa['sampled']} ({o['correct']} correct); stratified by {', '.join(qa['stratify'])}.",
+        f"Estimated share of wrong items: **{_pct(1 - o['share'])}** (95% interval "
+        f"{_pct(1 - o['high'])} to {_pct(1 - o['low'])}); correct {_pct(o['share'])} "
+        f"({_pct(o['low'])} to {_pct(o['high'])}). From {o['reviewed']} reviewed of a sample of "
+        f"{qa['sampled']} ({o['correct']} correct), stratified by {', '.join(qa['stratify'])}; "
+        f"{how}. Weighting: {weighting}.",
         *_queue_line(qa.get("queue")),
         "",
         "| stratum | reviewed | correct | share | 95% interval |",
@@ -110,6 +202,15 @@ def _qa_lines(qa: Mapping[str, Any] | None) -> list[str]:
     for name, s in qa["strata"].items():
         lines.append(f"| `{name}` | {s['reviewed']} | {s['correct']} | {_pct(s['share'])} | "
                      f"{_pct(s['low'])} to {_pct(s['high'])} |")  # fmt: skip
+    if qa.get("rules"):
+        lines += [
+            "",
+            "| rule | reviewed | wrong | error | 95% interval |",
+            "|---|---:|---:|---:|---|",
+        ]
+        for name, r in qa["rules"].items():
+            lines.append(f"| `{name}` | {r['reviewed']} | {r['wrong']} | {_pct(r['error'])} | "
+                         f"{_pct(r['low'])} to {_pct(r['high'])} |")  # fmt: skip
     return lines
 
 
@@ -158,6 +259,7 @@ def card_markdown(card: Mapping[str, Any]) -> str:
         "",
         "## Estimated correctness (QA sample)",
         *_qa_lines(card.get("qa")),
+        *_funnel_lines(card.get("funnel")),
         "",
         "## Mix",
         "",
@@ -174,6 +276,7 @@ def card_markdown(card: Mapping[str, Any]) -> str:
         f"{d['distinct_bigrams']} distinct word 2-grams ({_pct(d['distinct_bigram_share'])} of "
         f"all); the most common opening takes {_pct(d['top_opening_share'])}: "
         + ", ".join(f"\"{o['words']}\" {_pct(o['share'])}" for o in d["top_openings"]) + ".",
+        *_wording_lines(card.get("wordings")),
         "",
         "## How it was built",
         "",

@@ -75,6 +75,8 @@ def item_from_draft(draft: Draft) -> Item:
         "intent": draft.intent,
         "tool": draft.reference_call.name.value,
         "rule": draft.rule,
+        # What the rule was mined for: the second opinion's checks are built from it.
+        "subject": str(draft.sample.get("subject", "")),
         "difficulty": draft.difficulty.value,
         "tags": sorted(draft.tags),
         "reference": draft.reference_call.to_dict(),

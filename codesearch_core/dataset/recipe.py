@@ -7,7 +7,9 @@
     [seeds]       files (seed JSONL, relative to the recipe; their seeds on the recipe's corpora)
     [verify]      timeout_s, workers
     [filters]     min_reward, difficulty (a list), dedup (near-duplicate intents), drop (a file
-                  of item ids, one a line: what QA rejected)
+                  of item ids, one a line: what QA rejected), rule_errors (QA's per-rule error
+                  rates, `DIR/qa/rule_errors.json`) and max_rule_error (a rule whose error's 95%
+                  upper bound there is above it is left out)
     [split]       train, eval (corpus names: a corpus is on one side only)
     [mix]         max_rule_share, max_tool_share, min_ripgrep_share
     [export]      formats (the export writers' single-call layouts), with_meta
@@ -75,6 +77,8 @@ class Filters:
     difficulty: tuple[Difficulty, ...] = tuple(Difficulty)
     dedup: bool = True
     drop: Path | None = None  # a list of item ids to leave out (QA's rejected.txt)
+    rule_errors: Path | None = None  # QA's per-rule error rates (qa/rule_errors.json)
+    max_rule_error: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,7 +350,7 @@ def _verification(r: _Reader) -> Verification:
 
 
 def _filters(r: _Reader, base: Path) -> Filters:
-    r.check_keys(("min_reward", "difficulty", "dedup", "drop"))
+    r.check_keys(("min_reward", "difficulty", "dedup", "drop", "rule_errors", "max_rule_error"))
     min_reward = float(r.get("min_reward", (int, float), 0.9))
     if not -1.0 <= min_reward <= 1.0:
         r.fail("min_reward", f"a reward between -1 and 1, got {min_reward}")
@@ -355,12 +359,18 @@ def _filters(r: _Reader, base: Path) -> Filters:
         if level not in {d.value for d in Difficulty}:
             r.fail("difficulty", f"unknown difficulty {level!r} (easy, medium, hard)")
     drop = r.get("drop", str, None)
+    rule_errors = r.get("rule_errors", str, None)
+    max_rule_error = float(r.get("max_rule_error", (int, float), 1.0))
+    if not 0.0 <= max_rule_error <= 1.0:
+        r.fail("max_rule_error", f"an error rate between 0 and 1, got {max_rule_error}")
     return Filters(
         min_reward=min_reward,
         difficulty=tuple(Difficulty(level) for level in levels),
         dedup=r.get("dedup", bool, True),
         # A drop list that is not there yet is an empty one: the first build has no QA behind it.
         drop=(base / drop).resolve() if drop else None,
+        rule_errors=(base / rule_errors).resolve() if rule_errors else None,
+        max_rule_error=max_rule_error,
     )
 
 

@@ -33,6 +33,7 @@ QA: Final = "qa"
 SAMPLE: Final = "sample.jsonl"
 VERDICTS: Final = "verdicts.jsonl"
 REJECTED: Final = "rejected.txt"
+RULE_ERRORS: Final = "rule_errors.json"
 VERDICT_VALUES: Final = {"correct": True, "incorrect": False}
 #: What a sample may be stratified by: an item's field, or `tag` (its first category tag).
 STRATA_FIELDS: Final = (
@@ -76,16 +77,16 @@ def stratum(item: Mapping[str, Any], fields: Sequence[str]) -> str:
 
 
 def _allocate(sizes: Mapping[str, int], n: int) -> dict[str, int]:
-    """`n` draws over strata in proportion to their sizes (largest remainder), at least one per
-    stratum while `n` allows, never more than a stratum holds."""
+    """`n` draws over strata in proportion to their sizes (largest remainder), never more than a
+    stratum holds. No stratum gets a draw for being there: a floor of one per stratum spent most
+    of a 100-item sample on small strata (seeds, 7% of the data, took half of it) and gave the
+    largest stratum 7 draws, so the sample no longer looked like the data set."""
     total = sum(sizes.values())
     n = min(n, total)
     names = sorted(sizes)
-    base = {s: min(sizes[s], 1) if n >= len(names) else 0 for s in names}
-    left = n - sum(base.values())
-    quota = {s: left * sizes[s] / total for s in names}
-    take = {s: min(sizes[s], base[s] + int(quota[s])) for s in names}
-    order = sorted(names, key=lambda s: (-(quota[s] - int(quota[s])), s))
+    quota = {s: n * sizes[s] / total for s in names}
+    take = {s: min(sizes[s], int(quota[s])) for s in names}
+    order = sorted(names, key=lambda s: (-(quota[s] - int(quota[s])), -sizes[s], s))
     while sum(take.values()) < n:
         for s in order:
             if sum(take.values()) >= n:
@@ -113,12 +114,15 @@ def draw_sample(out: Path, n: int, stratify: Sequence[str], seed: int) -> list[I
             sample.append({**item, "stratum": name})
     sample.sort(key=lambda s: (s["stratum"], s["id"]))
     write_jsonl_atomic(out / QA / SAMPLE, sample)
-    meta = {"n": n, "stratify": list(stratify), "seed": seed, "sampled": len(sample)}
+    # The strata's sizes in the data set: the estimate weights each stratum by its share.
+    sizes = {name: len(g) for name, g in sorted(groups.items())}
+    meta = {"n": n, "stratify": list(stratify), "seed": seed, "sampled": len(sample),
+            "sizes": sizes}  # fmt: skip
     (out / QA / "sample.json").write_text(json.dumps(meta, sort_keys=True) + "\n")
     return sample
 
 
-def wilson(correct: int, reviewed: int) -> tuple[float, float]:
+def wilson(correct: float, reviewed: float) -> tuple[float, float]:
     """The 95% Wilson score interval of a share (statsmodels' own computation)."""
     from statsmodels.stats.proportion import proportion_confint
 
@@ -132,18 +136,70 @@ def _figures(correct: int, reviewed: int) -> dict[str, Any]:
             "low": round(low, 6), "high": round(high, 6)}  # fmt: skip
 
 
-def estimate(verdicts: Mapping[str, bool], strata: Mapping[str, str]) -> dict[str, Any]:
-    """The share correct with its 95% Wilson interval, overall and per stratum, from verdicts
-    (item id -> correct) on sampled items (`strata`: item id -> its stratum)."""
+def weighted(per: Mapping[str, Sequence[bool]], sizes: Mapping[str, int]) -> dict[str, Any]:
+    """The share correct in the data set, each stratum's share weighted by its size there, with
+    a 95% interval: Wilson's at the weighted share and the effective sample size (the size a
+    simple random sample would need for the same variance; Kish), the stratified variance
+    sum(W_h^2 p_h (1 - p_h) / n_h (1 - n_h / N_h)). Strata with no verdict yet are left out and
+    the weights of the others scaled up (`covered` says how much of the data set was judged).
+    With no error anywhere the variance is 0 and the effective size is the number reviewed."""
+    judged = {h: v for h, v in per.items() if v and sizes.get(h, 0) > 0}
+    population = sum(sizes.values())
+    covered = sum(sizes[h] for h in judged)
+    reviewed = sum(len(v) for v in judged.values())
+    share = sum(sizes[h] / covered * (sum(v) / len(v)) for h, v in judged.items())
+    variance = 0.0
+    for h, v in judged.items():
+        n_h, big_n = len(v), sizes[h]
+        p_h = sum(v) / n_h
+        variance += (big_n / covered) ** 2 * p_h * (1 - p_h) / n_h * max(0.0, 1 - n_h / big_n)
+    effective = share * (1 - share) / variance if variance > 0 else float(reviewed)
+    effective = min(effective, float(population))
+    low, high = wilson(share * effective, effective)
+    return {"reviewed": reviewed, "correct": sum(sum(v) for v in judged.values()),
+            "share": round(share, 6), "low": round(low, 6), "high": round(high, 6),
+            "effective_n": round(effective, 1),
+            "covered": round(covered / population, 6) if population else 0.0}  # fmt: skip
+
+
+def estimate(
+    verdicts: Mapping[str, bool],
+    strata: Mapping[str, str],
+    sizes: Mapping[str, int] | None = None,
+    rules: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The share correct with its 95% interval, overall and per stratum, from verdicts (item id ->
+    correct) on sampled items (`strata`: item id -> its stratum). With the strata's sizes in the
+    data set (`sizes`) the overall share is weighted by them (`weighted`); without, it is the
+    sample's share (Wilson). `rules` (item id -> its rule) adds each rule's error rate."""
     if not verdicts:
         raise InputFileError("no verdicts: nothing to estimate")
     per: dict[str, list[bool]] = defaultdict(list)
     for item_id, ok in verdicts.items():
         per[strata[item_id]].append(ok)
-    return {
-        "overall": _figures(sum(verdicts.values()), len(verdicts)),
+    unweighted = _figures(sum(verdicts.values()), len(verdicts))
+    # A sample drawn before sizes were kept has none: its share is the sample's.
+    by_size = sizes is not None and any(sizes.get(h, 0) > 0 for h in per)
+    out: dict[str, Any] = {
+        "overall": weighted(per, sizes) if sizes is not None and by_size else unweighted,
+        "weighting": "stratum size in the data set" if by_size else "none (sample share)",
+        "unweighted": unweighted,
         "strata": {s: _figures(sum(v), len(v)) for s, v in sorted(per.items())},
     }
+    if rules:
+        by_rule: dict[str, list[bool]] = defaultdict(list)
+        for item_id, ok in verdicts.items():
+            by_rule[rules.get(item_id, "?")].append(ok)
+        out["rules"] = {r: _error_figures(v) for r, v in sorted(by_rule.items())}
+    return out
+
+
+def _error_figures(verdicts: Sequence[bool]) -> dict[str, Any]:
+    """A rule's error rate: wrong of reviewed, with the 95% Wilson interval of the error."""
+    wrong = sum(1 for v in verdicts if not v)
+    low, high = wilson(wrong, len(verdicts))
+    return {"reviewed": len(verdicts), "wrong": wrong, "error": round(wrong / len(verdicts), 6),
+            "low": round(low, 6), "high": round(high, 6)}  # fmt: skip
 
 
 def _read_verdicts(path: Path, sampled: set[str]) -> dict[str, bool]:
@@ -252,9 +308,12 @@ def write_estimate(
     if verdicts:
         meta_path = out / QA / "sample.json"
         # No sample.json: the queue holds a sample drawn from another folder of the same data.
-        meta = (json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file()
-                else {"stratify": ["as queued"], "seed": None})  # fmt: skip
-        qa_card = {**estimate(verdicts, strata), "sampled": len(strata),
+        meta: dict[str, Any] = (json.loads(meta_path.read_text(encoding="utf-8"))
+                                if meta_path.is_file()
+                                else {"stratify": ["as queued"], "seed": None})  # fmt: skip
+        rules = {s["id"]: s["rule"] for s in sample} | {q.item_id: str(q.item.get("rule", "?"))
+                                                         for q in queue}  # fmt: skip
+        qa_card = {**estimate(verdicts, strata, meta.get("sizes"), rules), "sampled": len(strata),
                    "stratify": meta["stratify"] or ["all"], "seed": meta["seed"]}  # fmt: skip
         if queue:
             qa_card["queue"] = _queue_figures(queue)
@@ -263,6 +322,11 @@ def write_estimate(
         return None  # nothing reviewed, and the card says so already
     rejected = sorted(k for k, v in verdicts.items() if not v)
     _write_text(out / QA / REJECTED, "".join(f"{r}\n" for r in rejected))
+    if qa_card is not None:
+        # What a recipe's `[filters] rule_errors` names: the next build leaves out the rules
+        # whose error's upper bound is above its `max_rule_error`.
+        _write_text(out / QA / RULE_ERRORS, json.dumps(qa_card.get("rules", {}), indent=1,
+                                                       sort_keys=True) + "\n")  # fmt: skip
     _write_text(out / CARD_JSON, card_json_text(card))
     _write_text(out / CARD_README, card_markdown(card))
     return qa_card

@@ -7,12 +7,14 @@ out is counted by reason for the card.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from codesearch_core.dataset.items import Item
 from codesearch_core.dataset.recipe import Filters, Mix
+from codesearch_core.errors import InputFileError
 from codesearch_core.models import sha256_hex
 from codesearch_core.synthesis import IntentIndex, normalize_intent
 
@@ -34,10 +36,34 @@ def _order(item: Item) -> tuple[int, str]:
     return (0 if item["source"] == "seed" else 1, item["id"])
 
 
+def rules_too_wrong(filters: Filters) -> frozenset[str]:
+    """The rules QA found too often wrong: those whose error's 95% upper bound in the recipe's
+    `rule_errors` file (a QA card's `qa/rule_errors.json`) is above `max_rule_error`. A rule QA
+    has not reviewed is not judged; a file not there yet is no judgement (a first build)."""
+    path = filters.rule_errors
+    if path is None or not path.is_file():
+        return frozenset()
+    try:
+        rates = json.loads(path.read_text(encoding="utf-8"))
+        return frozenset(
+            rule for rule, r in rates.items()
+            if rule != "seed" and float(r["high"]) > filters.max_rule_error
+        )  # fmt: skip
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise InputFileError(f"{path}: not a QA rule_errors.json ({{rule: {{high, ...}}}}): "
+                             f"{err}") from err  # fmt: skip
+
+
 def select(
-    items: Sequence[Item], filters: Filters, mix: Mix, drop: set[str], seed: int
+    items: Sequence[Item],
+    filters: Filters,
+    mix: Mix,
+    drop: set[str],
+    seed: int,
+    too_wrong: frozenset[str] = frozenset(),
 ) -> Selection:
-    """The filters, then de-duplication, then the mix caps (`cap_mix`)."""
+    """The filters, then de-duplication, then the mix caps (`cap_mix`). `too_wrong`: the rules QA
+    found too often wrong (`rules_too_wrong`), left out whole."""
     out = Selection([])
     levels = {d.value for d in filters.difficulty}
     seen_findings: set[tuple[str, str]] = set()
@@ -46,6 +72,8 @@ def select(
         verified = item.get("verified") or {}
         if item["id"] in drop:
             out.dropped["qa_rejected"] += 1
+        elif item["rule"] in too_wrong:
+            out.dropped["qa_rule_error"] += 1
         elif not verified.get("ok"):
             out.dropped["run_failed"] += 1
         elif float(verified.get("reward", -1.0)) < filters.min_reward:

@@ -11,7 +11,9 @@ and writes each draft to the store on its own.
 Public API: `synthesize`, `candidates`, `Candidate`, `SynthesisReport`, `SynthesisCounts`,
 `TemplateWriter`, `ModelWriter`, `IntentWriter`, `vllm_writer`, `openai_writer`,
 `NothingToMineError`, `IntentIndex` and `normalize_intent` (the near-duplicate intent check), `stored_intents`, `stored_draft_ids`, `ray_map` (`synthesis.ray_fanout`: the
-tool runs as Ray tasks), `TEMPLATES`, `INTENT_SCHEMA`. Imports `verify` (the seed audit's keyword
+tool runs as Ray tasks), `TEMPLATES`, `INTENT_SCHEMA`, `LANGUAGE_LABELS`; the second opinion on an
+item (`synthesis.second_opinion`): `Judge`, `Subject`, `subject_of`, `checks_of`, `Check`,
+`NO_SECOND_OPINION`. Imports `verify` (the seed audit's keyword
 baselines), `store` (the `Draft` record), `engines` and below.
 """
 
@@ -48,20 +50,32 @@ from codesearch_core.synthesis.pipeline import (
     synthesize,
 )
 from codesearch_core.synthesis.ray_fanout import ray_map
-from codesearch_core.synthesis.rule_kinds import RuleTemplate
+from codesearch_core.synthesis.rule_kinds import LANGUAGE_LABELS, Check, RuleTemplate
 from codesearch_core.synthesis.rules import TEMPLATES
+from codesearch_core.synthesis.second_opinion import (
+    NO_SECOND_OPINION,
+    Judge,
+    Subject,
+    checks_of,
+    subject_of,
+)
 
 __all__ = [
     "INTENT_SCHEMA",
+    "LANGUAGE_LABELS",
+    "NO_SECOND_OPINION",
     "STAGES",
     "TEMPLATES",
     "Candidate",
+    "Check",
     "IntentIndex",
     "IntentWriter",
+    "Judge",
     "MapFn",
     "ModelWriter",
     "NothingToMineError",
     "RuleTemplate",
+    "Subject",
     "SynthesisCounts",
     "SynthesisReport",
     "Target",
@@ -69,6 +83,7 @@ __all__ = [
     "WrittenIntent",
     "candidates",
     "check_sample",
+    "checks_of",
     "corpus_languages",
     "draft_id",
     "intent_messages",
@@ -77,6 +92,7 @@ __all__ = [
     "ray_map",
     "stored_draft_ids",
     "stored_intents",
+    "subject_of",
     "synthesize",
     "vllm_writer",
 ]

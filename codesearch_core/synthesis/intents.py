@@ -3,7 +3,9 @@ held to `{"intent", "difficulty"}` (`synthesis.model_intents`), checked and rank
 
 A model's sample is dropped, and counted, when it is not that JSON (`invalid_json`), when the
 intent quotes the search (`quotes_pattern`: the pattern, a metavariable or the regex: an intent
-must say what to find, not how) or when it is too short to be one (`empty`). Among the samples
+must say what to find, not how), when it names the tool's flags or syntax (`gives_call_away`:
+"whole word", ".rst files", "case-insensitive") or when it is too short to be one (`empty`). The
+rule templates' own wordings are held to the same test (`tests/synthesis/test_wordings.py`). Among the samples
 left, the best names the target's subject (what the findings have in common) and reads like a
 request of ordinary length.
 """
@@ -26,6 +28,17 @@ MAX_INTENT_CHARS: Final = 300
 _METAVARIABLE: Final = re.compile(r"\$\$?\$?[A-Z_][A-Z0-9_]*")
 #: Regex syntax no request in plain words has.
 _REGEX_BITS: Final = re.compile(r"\\[bdswSW]|\(\?[:=!<i]|\[\^|\.\*|\\\(")
+#: Words that name a search tool's flags or syntax rather than what to find (`-w` is "whole
+#: word", `-g '*.rst'` is ".rst files", `-i` is "case-insensitive"): an intent that says them
+#: hands the model its call, and the item teaches a transliteration (issue 36: a fifth of a data
+#: set was such items).
+FLAG_TALK: Final = re.compile(
+    r"(?i)\bwhole[- ]words?\b|\bword[- ]boundar|\bregex|\bregular expression|\bglob"
+    r"|\bfixed[- ]strings?\b|\bcase[- ]?(?:in)?sensitiv|\bignor(?:e|ing)[- ]case\b|\bpcre"
+    r"|\blook-?(?:ahead|behind)|\bback-?reference|\bast-grep\b|\bripgrep\b|\brg\b"
+    r"|\bby extension\b|\bmetavariable|(?:^|[\s(,/])\*?\.[a-z]{1,10}\b(?!\.)(?=[\s),/]|$)"
+    r"|(?:^|\s)--?[a-z][\w-]*\b"
+)
 
 INTENT_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
@@ -95,6 +108,11 @@ def quotes_pattern(intent: str, target: Target) -> bool:
     return any(len(p) >= 6 and p in intent for p in patterns)
 
 
+def gives_call_away(intent: str) -> bool:
+    """The intent names the tool's flags or syntax (`FLAG_TALK`): what to type, not what to find."""
+    return FLAG_TALK.search(intent) is not None
+
+
 def check_sample(raw: str, target: Target) -> tuple[tuple[str, Difficulty] | None, str]:
     """((intent, difficulty), "") for a usable sample; (None, why) otherwise."""
     try:
@@ -111,6 +129,8 @@ def check_sample(raw: str, target: Target) -> tuple[tuple[str, Difficulty] | Non
         return None, "empty"
     if quotes_pattern(intent, target):
         return None, "quotes_pattern"
+    if gives_call_away(intent):
+        return None, "gives_call_away"
     return (intent[:MAX_INTENT_CHARS], difficulty), ""
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -67,6 +68,19 @@ MAX_SCOPE_BYTES: Final = 1_000_000
 _GO_IMPORT: Final = (
     r'^[ \t]*(?:import[ \t]+)?(?:([A-Za-z_]\w*)[ \t]+)?"(?:[^"\s]*/)?([A-Za-z_]\w*)"'
 )
+#: The statements that bind a module (or what a module exports) to a name, for
+#: `Mining.named_receivers`: Python `import a.b`, `import a as b`, `from a import b, c as d`;
+#: JavaScript `const x = require(...)`, `import x, {a, b as c} from`, `import * as x from`; Lua
+#: `local x = require`. Each is read whole and split into its names below.
+_IMPORTS: Final = (
+    r"^[ \t]*import[ \t]+[\w., \t]+",
+    r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+[\w, \t]+",
+    r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]*\([\w, \t\r\n]+\)",
+    r"\b(?:const|let|var|local)[ \t]+[\w$]+[ \t]*=[ \t]*require\b",
+    r"\bimport[ \t]+(?:type[ \t]+)?[\w$]*[ \t]*,?[ \t]*(?:\*[ \t]*as[ \t]+[\w$]+|\{[^}]*\})?[ \t\r\n]*from\b",
+)
+_IMPORT_NOISE: Final = frozenset({"import", "from", "as", "const", "let", "var", "local", "require",
+                                  "type", "typeof"})  # fmt: skip
 
 
 class NothingToMineError(CorpusError):
@@ -133,7 +147,12 @@ class Target:
 
 def corpus_languages(corpus: str) -> tuple[frozenset[str], str]:
     """(ast-grep languages with files in the corpus, the most common); NothingToMineError if none."""
-    counts = Counter(lang for rel in list_files(corpus) if (lang := language_for_path(rel)))
+    files = list_files(corpus)
+    counts = Counter(lang for rel in files if (lang := language_for_path(rel)))
+    if "cpp" in counts and not any(rel.endswith(".c") for rel in files):
+        # A C++ project's `.h` files are C++ headers that ast-grep reads as C: items "in the C
+        # code" would be about C++ (QA review, issue 36: a constructor read as a C call).
+        counts.pop("c", None)
     if not counts:
         raise NothingToMineError(
             f"nothing to mine in corpus {corpus!r}: it has no file in a language the rule "
@@ -173,6 +192,26 @@ def mining_pass(corpus: str, mining: Mining) -> Hits:
 def _go_imports(corpus: str) -> set[str]:
     found = rg_occurrences([_GO_IMPORT], corpus_root(corpus), replace="$1 $2", file_types=("go",))
     return {text.split()[0] for _, _, text in found if text.strip()}
+
+
+def imported_names(corpus: str) -> frozenset[str]:
+    """Every name an import binds in the corpus (Python, JavaScript/TypeScript, Lua): a dotted
+    callee whose receiver is one (`click.echo`, `fs.readFile`) names a module's function."""
+    found = rg_occurrences(list(_IMPORTS), corpus_root(corpus), multiline=True,
+                           file_types=("py", "js", "ts", "lua"))  # fmt: skip
+    names: set[str] = set()
+    for _, _, text in found:
+        # `import a.b as c`: `c` is bound (and `a` by `import a.b`): the first part of each name.
+        words = re.findall(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*", text)
+        names.update(w.split(".")[0] for w in words if w not in _IMPORT_NOISE)
+    return frozenset(names)
+
+
+def named_receiver(subject: str, imported: frozenset[str]) -> bool:
+    """A bare subject, or a dotted one whose receiver is capitalized (`DB.query`, `Math.max`: a
+    class, a namespace) or imported (`click.echo`); not a variable's method (`key.exchange`)."""
+    head = subject.split(".")[0]
+    return "." not in subject or head[:1].isupper() or head in imported
 
 
 def _in_bounds(lines: set[tuple[str, int]]) -> bool:
@@ -216,6 +255,7 @@ def candidate_groups(corpus: str) -> list[Group]:
             zip(minings, pool.map(partial(mining_pass, corpus), minings.values()), strict=True)
         )
     out: list[Group] = []
+    modules: frozenset[str] | None = None  # the corpus's imported names, read once when needed
     for template, language in pairs:
         label = language or main
         if template.mining is None:
@@ -224,9 +264,12 @@ def candidate_groups(corpus: str) -> list[Group]:
         mining = template.mining(language)
         found = passes[mining.key]
         imported = _go_imports(corpus) if template.id == "go-package-call" else None
+        if mining.named_receivers and modules is None:
+            modules = imported_names(corpus)
         subjects = tuple(
             s for s in sorted(found)
             if _in_bounds(found[s]) and (imported is None or s.split(".")[0] in imported)
+            and (not mining.named_receivers or named_receiver(s, modules or frozenset()))
         )  # fmt: skip
         if subjects:
             out.append(Group(template, language, label, subjects, found, mining.scoped))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from codesearch_core.models import Difficulty
 
@@ -19,9 +19,9 @@ SUBJECT_RE: Final = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,3}$")
 
 JS_FAMILY: Final = ("javascript", "typescript", "tsx")
 #: Languages whose call syntax is `name(args)` for ast-grep's pattern parser.
+#: (Ruby and PHP are not: Ruby calls without parentheses, PHP's calls are four node kinds apart.)
 CALL_LANGUAGES: Final = (
-    *JS_FAMILY, "python", "java", "kotlin", "rust", "c", "cpp", "csharp", "ruby", "php", "scala",
-    "swift", "lua",
+    *JS_FAMILY, "python", "java", "kotlin", "rust", "c", "cpp", "csharp", "scala", "swift", "lua",
 )  # fmt: skip
 LANGUAGE_LABELS: Final[Mapping[str, str]] = {
     "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TSX", "python": "Python",
@@ -40,7 +40,27 @@ KEYWORDS: Final = frozenset({
     "if", "elif", "else", "for", "while", "switch", "case", "return", "await", "yield", "new",
     "not", "and", "or", "in", "is", "del", "assert", "catch", "typeof", "sizeof", "function",
     "def", "class", "lambda", "with", "except", "raise", "throw", "import", "from", "do", "try",
-    "this", "match", "when", "async", "void", "delete", "instanceof",
+    "this", "match", "when", "async", "void", "delete", "instanceof", "super", "self", "elseif",
+    "until", "then", "local", "foreach", "using", "lock", "guard", "defer", "repeat", "unless",
+    "select", "where", "go", "fun", "fn", "func", "var", "let", "const", "val",
+})  # fmt: skip
+#: Type names and operators that read as a callee (`char(c)`, `int(x)`, `sizeof(x)`: a C++
+#: functional cast, a conversion, an operator): nobody asks for "the calls to `char`".
+TYPE_NAMES: Final = frozenset({
+    "char", "int", "long", "float", "double", "bool", "short", "unsigned", "signed", "void", "auto",
+    "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast", "sizeof", "alignof",
+    "decltype", "typeof", "typeid", "noexcept", "nameof", "str", "bytes", "list", "dict", "set",
+    "tuple", "object", "frozenset", "bytearray", "boolean", "byte", "string", "String",
+})  # fmt: skip
+_C_TYPE_NAME: Final = re.compile(
+    r"^(?:u?int(?:8|16|32|64|ptr|max)_t|s?size_t|ptrdiff_t|wchar_t|char\d+_t)$"
+)
+#: Callee names that are a parameter's, not a function a developer would name: "calls to `cb`"
+#: mixes every callback of the code base. Short names (under 3 characters) are dropped too.
+#: (`next` stays: Express's `next` is a real thing to ask about.)
+MEANINGLESS: Final = frozenset({
+    "func", "callback", "cb", "fn", "done", "fun", "handler", "wrapper", "wrapped", "inner",
+    "resolve", "reject", "proc", "lambda", "call", "apply", "self", "cls", "_",
 })  # fmt: skip
 
 WS: Final = r"[ \t\r\n]*"
@@ -51,6 +71,8 @@ IDENT: Final = r"[A-Za-z_$][0-9A-Za-z_$]*"
 #: sentence's full stop in a comment (`... for.\n  console.log(`) would otherwise swallow the call
 #: on the next line into a subject `for.console.log`.
 CALLEE: Final = rf"({IDENT}(?:{WS}\.[ \t]*{IDENT}){{0,3}}){WS}(?:<[^<>()\n]{{0,80}}>{WS})?\("
+#: Kotlin and Swift also call with a trailing lambda alone (`run { ... }`, `AsyncFunction("x") {`).
+CALLEE_OR_BLOCK: Final = CALLEE[:-2] + r"[({]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +92,16 @@ class Mining:
     multiline: bool = False
     subjects: Callable[[str], tuple[str, ...]] | None = None
     scoped: bool = True
+    #: A dotted subject (`DB.query`, `click.echo`) is kept only when its receiver is a name a
+    #: developer would ask about: capitalized (a class, a namespace) or imported in the corpus
+    #: (`synthesis.mine` checks); `key.exchange` on a variable `key` is not one.
+    named_receivers: bool = False
 
     @property
     def key(self) -> tuple[Any, ...]:
         """Templates whose passes share a key share one rg run (call and function-calling)."""
-        return (self.regex, self.file_types, self.globs, self.multiline, self.subjects)
+        return (self.regex, self.file_types, self.globs, self.multiline, self.subjects,
+                self.named_receivers)  # fmt: skip
 
 
 def plain_subject(text: str) -> tuple[str, ...]:
@@ -101,18 +128,44 @@ def fixed(_text: str) -> tuple[str, ...]:
     return ("",)
 
 
+def callable_name(name: str) -> bool:
+    """A bare callee name worth a request: not a keyword, a type (a cast) or a parameter's name."""
+    return (
+        len(name) >= 3 and SUBJECT_RE.match(name) is not None and "." not in name
+        and name not in KEYWORDS and name not in TYPE_NAMES and name not in MEANINGLESS
+        and not _C_TYPE_NAME.match(name)
+    )  # fmt: skip
+
+
+def call_subjects(text: str) -> tuple[str, ...]:
+    """`click.echo` -> `echo` and `click.echo`: a reader of "calls to `echo`" counts the method and
+    qualified forms too, so the bare name is a subject wherever the callee ends in it; the dotted
+    name is one as well (the receiver check in `synthesis.mine` keeps only named receivers)."""
+    name = "".join(text.split())
+    if not SUBJECT_RE.match(name):
+        return ()
+    last = name.rsplit(".", 1)[-1]
+    out: tuple[str, ...] = (last,) if callable_name(last) else ()
+    if "." in name and last not in KEYWORDS and name.split(".")[0] not in KEYWORDS:
+        out += (name,)
+    return out
+
+
 def calls(language: str) -> Mining:
-    return Mining(CALLEE, (RG_TYPES[language],), multiline=True, subjects=plain_subject)
+    regex = CALLEE_OR_BLOCK if language in ("kotlin", "swift") else CALLEE
+    return Mining(regex, (RG_TYPES[language],), multiline=True, subjects=call_subjects,
+                  named_receivers=True)  # fmt: skip
 
 
 def awaited_calls(language: str) -> Mining:
     return Mining(rf"\bawait[ \t\r\n]+{CALLEE}", (RG_TYPES[language],), multiline=True,
-                  subjects=plain_subject)  # fmt: skip
+                  subjects=call_subjects, named_receivers=True)  # fmt: skip
 
 
 def constructions(language: str) -> Mining:
-    return Mining(rf"\bnew[ \t\r\n]+({IDENT}(?:\.{IDENT}){{0,3}}){WS}[(<]", (RG_TYPES[language],),
-                  multiline=True, subjects=plain_subject)  # fmt: skip
+    return Mining(rf"\bnew[ \t\r\n]+({IDENT}(?:{WS}\.{WS}{IDENT}){{0,3}}){WS}[(<]",
+                  (RG_TYPES[language],), multiline=True, subjects=call_subjects,
+                  named_receivers=True)  # fmt: skip
 
 
 def keyword(word: str) -> Callable[[str], Mining]:
@@ -129,6 +182,23 @@ def go_packages(_text: str) -> tuple[str, ...]:
     call on a variable reads the same, which the imported-package check in mining tells apart."""
     name = "".join(_text.split())
     return (name,) if re.fullmatch(r"[a-z]\w*\.[A-Z]\w*", name) else ()
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One search of a rule's second opinion (`verify.second_opinion`): what a reader of the intent
+    would also count, or would leave out, found by other means than the reference call.
+
+    `mode="covers"`: every line this search finds must lie inside one of the item's expected spans
+    (a line outside is an in-scope match the reference missed: the item is dropped as
+    `missed:<why>`). `mode="excludes"`: no expected span may hold a line this search finds (a
+    comment, a definition: the item is dropped as `included:<why>`). It runs on the whole corpus,
+    as the intent asks, with the real tool (`tool`: "ripgrep_search" or "ast_grep_search")."""
+
+    tool: str
+    arguments: Arguments
+    mode: Literal["covers", "excludes"]
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +221,6 @@ class RuleTemplate:
     #: What the subject is, for wordings ("the function", "the owner").
     what: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: The rule's second opinion: `(language, subject) -> checks` (`Check`); a rule with none
+    #: declares why in its own comment, and verify drops its items as `no_second_opinion`.
+    second: Callable[[str, str], tuple[Check, ...]] | None = None

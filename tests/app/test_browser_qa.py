@@ -99,7 +99,8 @@ def test_two_correct_one_incorrect_undone_reload_resumes_and_the_card_counts_two
     assert main(["dataset", "card", str(out), "--db", str(db)]) == 0
     card = capsys.readouterr().out
     low, high = proportion_confint(2, 2, alpha=0.05, method="wilson")
-    assert (f"**100.0%** (95% Wilson interval {100 * low:.1f}% to {100 * high:.1f}%), from 2 "
-            "reviewed of a sample of 4 (2 correct)") in card  # fmt: skip
+    assert (f"wrong items: **0.0%** (95% interval 0.0% to {100 * (1 - low):.1f}%); correct "
+            f"100.0% ({100 * low:.1f}% to {100 * high:.1f}%). From 2 reviewed of a sample of 4 "
+            "(2 correct)") in card  # fmt: skip
     assert "2 settled, 2 open, 0 in conflict" in card
     assert (out / "qa/rejected.txt").read_text() == ""

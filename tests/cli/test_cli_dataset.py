@@ -32,7 +32,7 @@ def test_ctrl_c_exits_130_and_the_same_command_resumes_then_sample_and_card(
     monkeypatch.setenv("CODESEARCH_DB", str(tmp_path / "studio.duckdb"))
     recipe, out = _ledger_recipe(tmp_path), tmp_path / "ds"
     command = ["dataset", "build", str(recipe), "--out", str(out)]
-    run = ctrl_c_when(command, rb"\[1/6\] synthesize")
+    run = ctrl_c_when(command, rb"\[1/7\] synthesize")
     assert run.returncode == 130, run.terminal
     assert "run the same command again to go on" in run.terminal and "Traceback" not in run.terminal
     assert not (out / "card.json").exists() and not (out / "data").exists()
@@ -52,10 +52,15 @@ def test_ctrl_c_exits_130_and_the_same_command_resumes_then_sample_and_card(
     ))  # fmt: skip
     capsys.readouterr()
     assert main(["dataset", "sample", str(out), "--import-verdicts", str(verdicts)]) == 0
-    assert "3 of 4 reviewed items correct: 75.0% (95% Wilson interval" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "3 of 4 reviewed items correct; estimated wrong in the data set" in said
     assert main(["dataset", "card", str(out)]) == 0
     card = capsys.readouterr().out
-    assert "Estimated share of correct items: **75.0%**" in card and "```toml" in card
+    figures = json.loads((out / "card.json").read_text())["qa"]
+    assert figures["unweighted"]["share"] == 0.75 and figures["weighting"].startswith("stratum size")
+    wrong = 1 - figures["overall"]["share"]
+    assert f"Estimated share of wrong items: **{100 * wrong:.1f}%**" in card and "```toml" in card
+    assert "## Funnel" in card and "| second opinion |" in card
 
 
 def test_a_recipe_with_an_unknown_key_exits_2_naming_its_line(

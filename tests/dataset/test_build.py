@@ -71,7 +71,8 @@ def test_a_stopped_build_resumes_from_its_last_finished_stage(
     def on_stage(stage: str, resumed: bool) -> None:
         started.append(stage)
 
-    # Stopped as the filter stage is about to start: synthesize and verify are finished.
+    # Stopped as the filter stage is about to start: synthesize, verify and the second opinion
+    # are finished.
     with pytest.raises(BuildInterrupted) as stop:
         build_dataset(
             load_recipe(SMALL),
@@ -81,10 +82,10 @@ def test_a_stopped_build_resumes_from_its_last_finished_stage(
     assert stop.value.stage == "filter"
     assert not (out / "data").exists() and not (out / "card.json").exists()
     assert sorted(p.name for p in (out / ".work").iterdir() if not p.name.startswith(".")) == [
-        "synthesize", "verify",
+        "second_opinion", "synthesize", "verify",
     ]  # fmt: skip
     again = build_dataset(load_recipe(SMALL), out)
-    assert again.resumed == STAGES[:2]
+    assert again.resumed == STAGES[:3]
     assert file_hashes(out) == file_hashes(small_build.out)
 
 
@@ -120,7 +121,7 @@ def test_new_mix_caps_rerun_the_filter_and_the_stages_after_it_only(built_copy: 
         ('formats = ["xlam", "hf-chat", "hf-prompts"]', 'formats = ["xlam", "hf-chat"]'),
     )
     again = build_dataset(load_recipe(recipe), built_copy)
-    assert again.resumed == ("synthesize", "verify")
+    assert again.resumed == ("synthesize", "verify", "second_opinion")
     assert all(v["share"] <= 0.3 for k, v in again.card["mix"]["rule"].items() if k != "seed")
     assert "max_rule_share = 0.3" in (built_copy / "README.md").read_text()
     # The format dropped from the recipe leaves no file behind that would pass for this build's.
@@ -150,7 +151,7 @@ def test_the_export_observes_the_runs_of_the_verify_stage(
         if not kept_runs:
             (work / "verify" / "runs.jsonl").unlink()  # a verify stage of an older build
         again = build_dataset(recipe, built_copy)
-        assert again.resumed == ("synthesize", "verify", "filter", "split")
+        assert again.resumed == ("synthesize", "verify", "second_opinion", "filter", "split")
         # The same files whether the observations come from verify's runs or from new ones.
         assert file_hashes(built_copy) == before
         assert bool(ran) is not kept_runs

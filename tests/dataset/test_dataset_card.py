@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codesearch_core.dataset.card import diversity, mix
+from codesearch_core.dataset.card import diversity, mix, wordings
 
 
 def test_diversity_counts_distinct_bigrams_and_the_most_common_opening() -> None:
@@ -26,3 +26,15 @@ def test_the_mix_counts_empty_answers_and_plans() -> None:
     assert figures["plans"] == {"count": 1, "share": 0.5}
     assert figures["empty_answers"] == {"count": 1, "share": 0.5}
     assert figures["tool"]["ripgrep_search"] == {"count": 1, "share": 0.5}
+
+
+def test_wordings_take_the_subject_and_language_out() -> None:
+    items = [
+        {"intent": f"Find every call to `{s}` in the {lang} code", "subject": s, "language": lg}
+        for s, lang, lg in (("echo", "Python", "python"), ("run", "Java", "java"))
+    ] + [{"intent": "Where is `open` called?", "subject": "open", "language": "python"}]
+    figures = wordings(items)
+    assert figures["distinct"] == 2
+    assert figures["top"][0] == {"wording": "Find every call to `{subject}` in the {lang} code",
+                                 "count": 2}  # fmt: skip
+    assert figures["top10_share"] == 1.0

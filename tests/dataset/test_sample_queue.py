@@ -46,8 +46,12 @@ def test_the_queues_settled_decisions_make_the_cards_estimate(
                 store.record_decision(qa_id, bob, "bob", note="wrong span", kind=QA)
     text = _card(built_copy, db, capsys)
     # Settled: 2 correct, 1 incorrect; one conflict, one half-reviewed and one untouched: open.
-    low, high = proportion_confint(2, 3, alpha=0.05, method="wilson")
-    assert f"(95% Wilson interval {100 * low:.1f}% to {100 * high:.1f}%), from 3 reviewed" in text
+    _low, high = proportion_confint(2, 3, alpha=0.05, method="wilson")
+    card = json.loads((built_copy / "card.json").read_text())
+    assert card["qa"]["unweighted"]["high"] == pytest.approx(high, abs=1e-6)
+    o = card["qa"]["overall"]
+    assert f"(95% interval {100 * (1 - o['high']):.1f}% to {100 * (1 - o['low']):.1f}%)" in text
+    assert "From 3 reviewed" in text
     assert "3 settled, 2 open, 1 in conflict" in text
     rejected = ids[2].split(".", 1)[1]
     assert (built_copy / "qa/rejected.txt").read_text() == f"{rejected}\n"
@@ -61,13 +65,13 @@ def test_the_queues_settled_decisions_make_the_cards_estimate(
     capsys.readouterr()
     assert main(["dataset", "sample", str(built_copy), "--import-verdicts", str(verdicts),
                  "--db", str(db)]) == 0  # fmt: skip
-    assert "2 of 4 reviewed items correct" in capsys.readouterr().out
+    assert "2 of 4 reviewed items correct; estimated wrong" in capsys.readouterr().out
     assert len((built_copy / "qa/rejected.txt").read_text().split()) == 2
 
     # An undo in the queue is undone on the card too.
     with Store(db) as store:
         store.undo_last("bob", item_id=ids[2], kind=QA)
-    assert "from 3 reviewed" in _card(built_copy, db, capsys)
+    assert "From 3 reviewed" in _card(built_copy, db, capsys)
     assert (built_copy / "qa/rejected.txt").read_text().split() == [ids[5].split(".", 1)[1]]
 
 

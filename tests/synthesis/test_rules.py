@@ -162,3 +162,93 @@ def test_names_with_letters_outside_ascii_against_any_non_ascii_text(
         ("shop/prices.py", 4), ("shop/prices.py", 8), ("web/sizes.js", 2), ("web/sizes.js", 3),
     ]  # fmt: skip
     assert target.baseline_reward is not None and target.baseline_reward < 0.75
+
+
+DECORATED_PY = """from flask import Flask
+app = Flask(__name__)
+
+
+@app
+def bare():
+    pass
+
+
+@app.route("/a")
+def a():
+    pass
+
+
+@app.route("/b")
+def b():
+    pass
+
+
+@app  # the bare decorator again
+def again():
+    pass
+"""
+HANDLERS_PY = """def load(path):
+    try:
+        return open(path).read()
+    except OSError:
+        pass
+
+
+def parse(text):
+    try:
+        return int(text)
+    except ValueError as err:
+        raise RuntimeError("bad number") from err
+
+
+def save(path):
+    try:
+        write(path)
+    except OSError:
+        self.logger.error("cannot save %s", path)
+
+
+def close(handle):
+    try:
+        handle.close()
+    except OSError:
+        pass  # closed already
+"""
+
+
+def test_a_decorator_is_its_whole_name_and_a_handler_that_raises_is_not_silent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for rel, text in {"web/app.py": DECORATED_PY, "io/handlers.py": HANDLERS_PY}.items():
+        (tmp_path / "py" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "py" / rel).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path))
+    found = _measured("py", "decorated")
+    # `@app` is not `@app.route(...)`: each decorator is asked for by its whole name.
+    assert [s.start_line for s in _kept(found, "app").expected] == [5, 20]
+    assert [s.start_line for s in _kept(found, "app.route").expected] == [10, 15]
+    silent = _measured("py", "catch-silent")
+    # The handlers that do nothing (`pass`); not a re-raise, not `self.logger.error`.
+    assert [s.start_line for s in _kept(silent, "").expected] == [4, 25]
+    logging = _measured("py", "catch-logging")
+    assert found and logging[""][1] in ("too_small", "baseline_close")  # one handler logs
+
+
+LOGS = """2024-06-02T07:00:00Z edge-01 INFO  agent started
+2024-06-02T07:00:30Z edge-01 ERROR export failed: INFO lost
+2024-06-02T07:00:45Z edge-01 INFO  retry after ERROR
+[2024-06-02 07:01:00] worker.ERROR: job 7 failed
+2024-06-02T07:01:15Z ERROR flush failed
+"""
+
+
+def test_a_log_records_level_is_its_first_level_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "agent.log").write_text(LOGS, encoding="utf-8")
+    (tmp_path / "logs" / "notes.py").write_text('LEVEL = "ERROR"  # ERROR\n', encoding="utf-8")
+    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path))
+    found = _measured("logs", "log-level")
+    # After a host field too; not a level word later in a message (line 3).
+    assert [s.start_line for s in _kept(found, "ERROR").expected] == [2, 5]

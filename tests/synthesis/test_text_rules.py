@@ -13,6 +13,7 @@ import pytest
 from codesearch_core.models import ToolName
 from codesearch_core.store import Draft
 from codesearch_core.synthesis import TemplateWriter, synthesize
+from codesearch_core.synthesis.second_opinion import Judge, Subject
 from codesearch_core.synthesis.text_rules import TEXT_TEMPLATES
 
 TEXT_RULES = frozenset(t.id for t in TEXT_TEMPLATES)
@@ -69,6 +70,12 @@ HELPERS_PY = """def render_page(doc):
 
 def renderer_for(kind):
 	return kind
+
+# render one document: call render, not render_page
+# (render is the slow path)
+# render once
+parse = json.loads
+load_all = json.loads
 """
 CLIENT_JS = """const db = require('./db');
 // TODO: paginate
@@ -90,7 +97,7 @@ function warm() {
 GUIDE_RST = """Rendering \n=========
 
 The render step calls render_all, the renderer and render_page; the the guide says so.
-It will raise ValueError on an empty document (ValueError, not TypeError). \nTODO: document ``json`` and jsonschema; the encoding is utf-8 (or utf-8-sig).
+It will raise ValueError on an empty document (ValueError, not TypeError). \nTODO: document ``json.loads`` and jsonschema; the encoding is utf-8 (or utf-8-sig).
 TODO: say that db.query( is awaited. \n"""
 ERRORS_RST = """Errors
 ======
@@ -99,7 +106,7 @@ Code should raise ValueError for an empty document.
 A worker may raise ValueError when a job is bad.
 Documents are read as utf-8.
 Write utf-8 (never latin-1); utf-8-sig is accepted.
-Errors are written as ``json``.
+Errors are read with ``json.loads``.
 """
 MAKEFILE = "all:\n\tpython -m app\n\tnode web/server.js\n\techo done\n"
 
@@ -131,6 +138,11 @@ def _synthesize(corpus: str, seed: int) -> list[Draft]:
     sink = _Drafts()
     synthesize(corpus, writer=TemplateWriter(), sink=sink, seed=seed, rules=TEXT_RULES)
     return sink.drafts
+
+
+def _subject(draft: Draft) -> Subject:
+    return Subject(draft.corpus, draft.rule, draft.language, str(draft.sample["subject"]),
+                   draft.expected)  # fmt: skip
 
 
 def _lines(draft: Draft) -> list[tuple[str, int]]:
@@ -169,18 +181,21 @@ def test_every_text_rule_gives_verified_drafts_that_beat_the_plain_search(textmi
     assert _lines(not_awaited) == [("web/server.js", 4), ("web/server.js", 5)]
     todos = _one(drafts, "todo-marker", "TODO", "javascript")
     assert _lines(todos) == [("web/client.js", 2), ("web/server.js", 2)]
-    doubled = _one(drafts, "repeated-word", "", "python")
-    assert _lines(doubled) == [("app/service.py", 14), ("app/worker.py", 22)]
     trailing = _one(drafts, "trailing-space", "", "python")
-    assert trailing.reference_call.arguments["globs"] == ["*.py"]
+    assert trailing.reference_call.arguments["globs"] == ["*.py", "*.pyi"]
     assert _lines(trailing) == [("app/service.py", 5), ("app/worker.py", 16)]
     tabs = _one(drafts, "tab-indent", "", "python")
     assert _lines(tabs) == [("app/helpers.py", 7), ("app/worker.py", 8)]
-    docs = _one(drafts, "docs-mention", "json", "python")
+    docs = _one(drafts, "docs-mention", "json.loads", "python")
     assert _lines(docs) == [("docs/errors.rst", 8), ("docs/guide.rst", 6)]
     word = _one(drafts, "word-use", "render", "python")
-    assert word.reference_call.arguments["word"] is True
+    assert word.reference_call.arguments["pcre2"] is True
     assert ("app/service.py", 13) not in _lines(word)  # `def render_all`
+    assert not {ln for p, ln in _lines(word) if p == "app/helpers.py"}  # comment lines
+    # The fixture's facts are right, so every draft passes its rule's second opinion.
+    judge = Judge()
+    verdicts = {d.id: judge.judge(_subject(d)) for d in drafts}
+    assert verdicts == dict.fromkeys(verdicts, "")
 
 
 def test_text_intents_vary_and_a_seed_makes_the_same_drafts(textmix: str) -> None:
