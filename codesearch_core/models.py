@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -175,6 +175,25 @@ class CounterCall:
 
 
 @dataclass(frozen=True, slots=True)
+class Check:
+    """One search of a second opinion (`verify.second_opinion`): what a reader of the intent would
+    also count, or would leave out, found by other means than the reference call. A synthesis rule
+    declares its checks per subject (`synthesis.rule_kinds.RuleTemplate.second`); a seed declares
+    its own (`Blueprint.second_opinion`).
+
+    `mode="covers"`: every line this search finds must lie inside one of the expected spans (a line
+    outside is an in-scope match the reference missed: `missed:<why>`). `mode="excludes"`: no
+    expected span may hold a line this search finds (a comment, a definition: `included:<why>`).
+    It runs on the whole corpus, as the intent asks, with the real tool (`tool`: "ripgrep_search"
+    or "ast_grep_search"; `arguments` its arguments, schema-checked when it runs)."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    mode: Literal["covers", "excludes"]
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Blueprint:
     """A verifiable task: an intent, the right call for it, and what that call must find.
 
@@ -201,6 +220,10 @@ class Blueprint:
     #: is the same blueprint whichever snapshot checked it last.
     snapshot: str | None = field(default=None, compare=False)
     split: Split = Split.TRAIN
+    #: The seed's second opinion (`codesearch seeds audit` runs it): searches a reader would also
+    #: count (`covers`) or would leave out (`excludes`). Kept in the seed file only, not in the
+    #: store (a stored blueprint has none), so not part of equality.
+    second_opinion: tuple[Check, ...] = field(default=(), compare=False)
 
     @property
     def reference(self) -> ToolCall | Plan:

@@ -1,6 +1,6 @@
 """Sub-commands of `codesearch seeds`: verify (the reference calls reproduce), pin (record the
-expected files' hashes) and audit (no natural wrong call scores near the reference;
-`verify.audit`)."""
+expected files' hashes) and audit (no natural wrong call scores near the reference, and each
+seed's second opinion agrees with its spans; `verify.audit`)."""
 
 from __future__ import annotations
 
@@ -183,13 +183,22 @@ CATEGORY_TARGET: Final = 8
 def register_audit(seeds_sub: argparse._SubParsersAction[Any]) -> None:
     a = seeds_sub.add_parser(
         "audit",
-        help="run each seed's counter-calls and automatic baselines and print their rewards",
+        help=(
+            "run each seed's counter-calls and automatic baselines and print their rewards; run "
+            "its second opinion"
+        ),
         description=(
             "For each seed, run its counter-calls (the natural wrong calls its author wrote down) "
             "and automatic baselines (keyword rg calls for ast-grep patterns, the reference "
             "without each flag, the pattern in a sibling language, the first line of each expected "
-            "span) and print each reward next to the reference's. A seed is weak when a "
-            f"counter-call scores above {WEAK_ABOVE}. Exit status: 0 no weak seed, a keyword call "
+            "span) and print each reward next to the reference's. Then run the seed's second "
+            "opinion, the checks its `second_opinion` declares (searches a reader would also "
+            "count, `covers`, or leave out, `excludes`), on the whole corpus against its expected "
+            "spans: `ok`, or `missed:<why>` (a line a covers check finds lies outside every "
+            "span), `included:<why>` (a span holds a line an excludes check finds), "
+            "`second_opinion_failed:...` (a check could not run). A seed is weak when a "
+            f"counter-call scores above {WEAK_ABOVE}. Exit status: 0 no weak seed, no seed whose "
+            "second opinion disagrees, a keyword call "
             f"reaches {KEYWORD_HIT} on at most {KEYWORD_SHARE:.0%} of the ast-grep seeds, and "
             f"first-line scores at most {FIRST_LINE_MAX} on mostly multi-line seeds; 1 otherwise; "
             "2 the file cannot be read."
@@ -221,9 +230,18 @@ def cmd_seeds_audit(args: argparse.Namespace) -> int:
     return EXIT_OK if summary.passed and not problems else EXIT_PROBLEMS
 
 
+def _second_text(audit: SeedAudit) -> str:
+    """The second opinion as the audit shows it: "" for no check, `ok`, or why not."""
+    if audit.second_opinion is None:
+        return ""
+    return audit.second_opinion or "ok"
+
+
 def _print_audit(audit: SeedAudit) -> None:
-    flag = "WEAK" if audit.weak else "ok  "
-    print(f"{flag} {audit.seed.id}  reference {audit.reference:.2f}")
+    flag = "WEAK" if audit.weak else "FAIL" if audit.disagrees else "ok  "
+    second = _second_text(audit)
+    tail = f"  second opinion: {second}" if second else ""
+    print(f"{flag} {audit.seed.id}  reference {audit.reference:.2f}{tail}")
     for b in audit.baselines:
         note = ""
         if b.kind == "counter" and b.reward > WEAK_ABOVE:
@@ -250,7 +268,9 @@ def _summary_line(s: AuditSummary) -> str:
         f"plan {mark(s.categories.get('plan', 0), TARGETS['plan'])}; {cats}; "
         f"weak {len(s.weak)}; keyword rg >= {KEYWORD_HIT} on {s.keyword_reaching} of "
         f"{s.ast_grep_seeds} ast-grep seeds ({s.keyword_share:.0%}, at most {KEYWORD_SHARE:.0%}); "
-        f"first line only > {FIRST_LINE_MAX} on {len(s.first_line_over)} multi-line seed(s)"
+        f"first line only > {FIRST_LINE_MAX} on {len(s.first_line_over)} multi-line seed(s); "
+        f"second opinion on {s.second_opinion_checked} seed(s): "
+        f"{len(s.second_opinion_disagree)} disagree, {s.second_opinion_none} declare none"
     )
 
 
@@ -267,12 +287,17 @@ def _audit_json(source: Path, audits: list[SeedAudit], s: AuditSummary) -> dict[
             "keyword_reaching": s.keyword_reaching,
             "keyword_share": s.keyword_share,
             "first_line_over": list(s.first_line_over),
+            "second_opinion_checked": s.second_opinion_checked,
+            "second_opinion_disagree": list(s.second_opinion_disagree),
+            "second_opinion_none": s.second_opinion_none,
         },
         "seeds": [
             {
                 "id": a.seed.id,
                 "reference": a.reference,
                 "weak": a.weak,
+                "second_opinion": _second_text(a) or None,
+                "disagrees": a.disagrees,
                 "baselines": [
                     {
                         "kind": b.kind,

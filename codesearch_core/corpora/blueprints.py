@@ -7,11 +7,16 @@ Line format::
      "expected": [{"path": "src/App.tsx", "start_line": 3, "end_line": 5}],
      "tags": ["adversarial:structure-vs-text"], "difficulty": "medium", "notes": "...",
      "counter_calls": [{"call": {"name": "ripgrep_search", ...}, "why": "..."}],
-     "pins": {"src/App.tsx": "<sha256 of the file>"}, "snapshot": "<corpus snapshot id>"}
+     "pins": {"src/App.tsx": "<sha256 of the file>"}, "snapshot": "<corpus snapshot id>",
+     "second_opinion": [{"tool": "ripgrep_search", "arguments": {...}, "mode": "covers",
+                         "why": "text_call"}]}
 
 `tags`, `difficulty` (default medium), `notes`, `counter_calls` (the strongest wrong calls the author
 found), `split` (`train`, the default, or `eval`: held out of exports), `pins` and `snapshot` (both filled in by `codesearch seeds pin`: the expected files' sha256
-and the corpus snapshot id the spans were checked on) may be left out. A plan seed's
+and the corpus snapshot id the spans were checked on) and `second_opinion` (searches a reader would
+also count, `"mode": "covers"`: every line one finds lies in an expected span, or would leave out,
+`"excludes"`: no expected span holds a line one finds; `why` a short slug; `codesearch seeds
+audit` runs them) may be left out. A plan seed's
 `reference_call` is a plan, `{"steps": [{"call": ..., "restrict_to_previous": true}, ...]}` (two or
 three steps; the last step's findings are the plan's). Errors name the line and the field,
 and reading a file either returns every blueprint or raises on the first bad line (unless asked to
@@ -32,7 +37,7 @@ from typing import IO, Any, Final
 from codesearch_core import config
 from codesearch_core.corpora.jsonl_lines import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.errors import CodesearchError, CorpusError, InputFileError, ToolCallError
-from codesearch_core.models import Blueprint, CounterCall, Difficulty, Span, Split
+from codesearch_core.models import Blueprint, Check, CounterCall, Difficulty, Span, Split
 from codesearch_core.tools import parse_plan, parse_tool_call, resolve_in_corpus
 
 MAX_INTENT_CHARS: Final = 2000
@@ -47,8 +52,14 @@ SLUG_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 LANGUAGE_RE: Final = re.compile(r"^[a-z][a-z0-9+#_-]{0,31}$")
 
 _REQUIRED: Final = ("id", "intent", "corpus", "language", "reference_call", "expected")
-_OPTIONAL: Final = ("tags", "difficulty", "notes", "counter_calls", "pins", "snapshot", "split")
+_OPTIONAL: Final = (
+    "tags", "difficulty", "notes", "counter_calls", "pins", "snapshot", "split", "second_opinion",
+)  # fmt: skip
 MAX_COUNTER_CALLS: Final = 16
+MAX_CHECKS: Final = 16
+#: A check's `why`: a short slug, the reason an audit line shows (`missed:<why>`).
+_WHY_RE: Final = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_CHECK_FIELDS: Final = frozenset({"tool", "arguments", "mode", "why"})
 _SHA256_RE: Final = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -154,6 +165,33 @@ def _counter_calls(value: Any) -> tuple[CounterCall, ...]:
     return tuple(out)
 
 
+def _second_opinion(value: Any) -> tuple[Check, ...]:
+    if not isinstance(value, list) or len(value) > MAX_CHECKS:
+        raise _bad("second_opinion", f"must be a list of at most {MAX_CHECKS} checks")
+    out: list[Check] = []
+    for i, item in enumerate(value):
+        where = f"second_opinion[{i}]"
+        if not isinstance(item, Mapping) or set(item) != _CHECK_FIELDS:
+            raise _bad(where, 'must be an object with exactly "tool", "arguments", "mode", "why"')
+        try:
+            call = parse_tool_call({"name": item["tool"], "arguments": item["arguments"]})
+        except ToolCallError as err:
+            field = "tool" if err.field == "name" else err.field
+            raise ToolCallError(err.detail, f"{where}.{field}") from None
+        mode = item["mode"]
+        if mode not in ("covers", "excludes"):
+            raise _bad(f"{where}.mode", f"{mode!r} is not one of: covers, excludes")
+        why = item["why"]
+        if not isinstance(why, str) or not _WHY_RE.match(why):
+            raise _bad(
+                f"{where}.why",
+                f"{why!r} is not a short slug (lowercase letters, digits, '_', '.', '-'; at most "
+                "64 characters), such as text_call",
+            )
+        out.append(Check(call.name.value, call.arguments, mode, why))
+    return tuple(out)
+
+
 def _pins(value: Any) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, Mapping):
         raise _bad("pins", "must be an object mapping each expected file to its sha256")
@@ -223,6 +261,7 @@ def blueprint_from_dict(d: Any) -> Blueprint:
         plan=plan,
         snapshot=_snapshot(d.get("snapshot")),
         split=_split(d.get("split", Split.TRAIN.value)),
+        second_opinion=_second_opinion(d.get("second_opinion", [])),
     )
 
 
@@ -242,7 +281,8 @@ def _snapshot(value: Any) -> str | None:
 
 
 def blueprint_to_dict(bp: Blueprint) -> dict[str, Any]:
-    """The JSONL object for one blueprint (`notes`, `counter_calls` and `pins` only when set)."""
+    """The JSONL object for one blueprint (`notes`, `counter_calls`, `pins`, `second_opinion`
+    only when set)."""
     d: dict[str, Any] = {
         "id": bp.id,
         "intent": bp.intent,
@@ -263,6 +303,11 @@ def blueprint_to_dict(bp: Blueprint) -> dict[str, Any]:
         d["snapshot"] = bp.snapshot
     if bp.split is not Split.TRAIN:  # written only when held out: seed files keep their bytes
         d["split"] = bp.split.value
+    if bp.second_opinion:
+        d["second_opinion"] = [
+            {"tool": c.tool, "arguments": dict(c.arguments), "mode": c.mode, "why": c.why}
+            for c in bp.second_opinion
+        ]
     return d
 
 

@@ -12,11 +12,12 @@ Public API: `synthesize`, `candidates`, `Candidate`, `SynthesisReport`, `Synthes
 `TemplateWriter`, `ModelWriter`, `IntentWriter`, `vllm_writer`, `openai_writer`,
 `NothingToMineError`, `IntentIndex` and `normalize_intent` (the near-duplicate intent check), `stored_intents`, `stored_draft_ids`, `ray_map` (`synthesis.ray_fanout`: the
 tool runs as Ray tasks), `TEMPLATES`, `INTENT_SCHEMA`, `LANGUAGE_LABELS`; the second opinion on an
-item (`synthesis.second_opinion`): `Judge`, `Subject`, `subject_of`, `checks_of`, `Check`,
-`NO_SECOND_OPINION`. Imports `verify` (the seed audit's keyword
+item (`synthesis.second_opinion`: the verify layer's `Judge` by the rules' checks): `Judge`,
+`Subject`, `subject_of`, `checks_of`, `Check` (`models`), `NO_SECOND_OPINION`. Imports `verify` (the seed audit's keyword
 baselines), `store` (the `Draft` record), `engines` and below.
 """
 
+from codesearch_core.models import Check
 from codesearch_core.synthesis.intents import (
     INTENT_SCHEMA,
     IntentWriter,
@@ -50,7 +51,7 @@ from codesearch_core.synthesis.pipeline import (
     synthesize,
 )
 from codesearch_core.synthesis.ray_fanout import ray_map
-from codesearch_core.synthesis.rule_kinds import LANGUAGE_LABELS, Check, RuleTemplate
+from codesearch_core.synthesis.rule_kinds import LANGUAGE_LABELS, RuleTemplate
 from codesearch_core.synthesis.rules import TEMPLATES
 from codesearch_core.synthesis.second_opinion import (
     NO_SECOND_OPINION,

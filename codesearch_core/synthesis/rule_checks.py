@@ -5,8 +5,8 @@ mostly a text search of the call's line, or an ast-grep rule that does not share
 innermost-function test.
 
 They live apart from the references because they answer another question: a reference is the
-answer an item teaches, a check only decides whether to trust it (`synthesis.second_opinion` runs
-them and drops an item they disagree with). Where a check asks the AST it builds on the node-kind
+answer an item teaches, a check only decides whether to trust it (`verify.second_opinion`'s
+`Judge` runs them, by `synthesis.second_opinion.checks_of`, and drops an item they disagree with). Where a check asks the AST it builds on the node-kind
 tables and rule builders of `synthesis.rule_calls` (`call_rule`, `any_kind`) but not on the
 reference's own test; elsewhere it reads the line's text (`text_call`), so a spelling the rule
 misses shows up as a disagreement.
@@ -18,6 +18,7 @@ import re
 from typing import Any, Final
 
 from codesearch_core.corpora import AST_GREP_EXTENSIONS
+from codesearch_core.models import Check
 from codesearch_core.synthesis.rule_calls import (
     AWAIT_KIND,
     CALL_KINDS,
@@ -33,7 +34,6 @@ from codesearch_core.synthesis.rule_calls import (
     dotted_regex,
     secret_name,
 )
-from codesearch_core.synthesis.rule_kinds import Check
 
 #: A logging call by its line's text (the callees of `rule_calls`' logging call rule), or a
 #: re-raise: any line with one.

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from codesearch_core.models import Difficulty
+from codesearch_core.models import Check, Difficulty
 
 Arguments = dict[str, Any]
 
@@ -182,23 +182,6 @@ def go_packages(_text: str) -> tuple[str, ...]:
     call on a variable reads the same, which the imported-package check in mining tells apart."""
     name = "".join(_text.split())
     return (name,) if re.fullmatch(r"[a-z]\w*\.[A-Z]\w*", name) else ()
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One search of a rule's second opinion (`verify.second_opinion`): what a reader of the intent
-    would also count, or would leave out, found by other means than the reference call.
-
-    `mode="covers"`: every line this search finds must lie inside one of the item's expected spans
-    (a line outside is an in-scope match the reference missed: the item is dropped as
-    `missed:<why>`). `mode="excludes"`: no expected span may hold a line this search finds (a
-    comment, a definition: the item is dropped as `included:<why>`). It runs on the whole corpus,
-    as the intent asks, with the real tool (`tool`: "ripgrep_search" or "ast_grep_search")."""
-
-    tool: str
-    arguments: Arguments
-    mode: Literal["covers", "excludes"]
-    why: str
 
 
 @dataclass(frozen=True, slots=True)

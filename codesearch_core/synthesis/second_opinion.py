@@ -1,59 +1,28 @@
-"""The second opinion on a synthesized item: does its expected answer hold what its intent asks,
-found by other means than its own reference call?
+"""The second opinion on a synthesized item, by its rule template's checks.
 
-Verification proves only that a reference call reproduces its own spans; it cannot see an intent
-that asks for more (a call of `click.echo` when the rule looked for `echo(...)` only) or for less
-(a quote inside a comment counted as a string literal). Each rule template declares the searches a
-reader of its intent would also count (`RuleTemplate.second`: `Check`s, broader variants found by
-another tool or another pattern), and `judge` runs them on the whole corpus, as the intent asks:
-
-- a `covers` check finds what must be in the answer: a line it finds outside every expected span
-  is an in-scope match the reference missed (`missed:<why>`);
-- an `excludes` check finds what must not be: an expected span holding a line it finds is a match
-  the intent leaves out (`included:<why>`).
-
-A check that cannot run (a language the tool cannot parse, a timeout, a truncated run) drops the
-item too (`second_opinion_failed:<why>`), and so does a rule that declares no check
-(`no_second_opinion`): an item nobody could check is not kept unchecked.
-
-An ast-grep check of a rule with a subject matches code that holds the subject's last name (a
-call of `echo`, the string `'utf-8'`), so it runs only on the files that hold that text: a parse
-of every file of a language costs a second a run on the large corpora, and a data set has
-thousands of items. Runs are cached by (corpus, tool, arguments), since the items of one subject
-share their checks.
+Each rule template declares the searches a reader of its intent would also count
+(`RuleTemplate.second`: `Check`s, broader variants found by another tool or another pattern);
+`checks_of` finds them for an item's rule, language and subject, and `Judge` is the verify layer's
+judge (`verify.second_opinion`: it runs the checks on the whole corpus and says `missed:<why>`,
+`included:<why>`, `second_opinion_failed:<why>`) with those checks by default. A rule that declares
+no check drops its items as `no_second_opinion`: an item nobody could check is not kept unchecked.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Final
 
-from codesearch_core.corpora import corpus_root
-from codesearch_core.models import RunResult, Span
-from codesearch_core.synthesis.rule_kinds import Check, RuleTemplate
+from codesearch_core.models import Check, Span
+from codesearch_core.synthesis.rule_kinds import RuleTemplate
 from codesearch_core.synthesis.rules import TEMPLATES
-from codesearch_core.tools import DEFAULT_TIMEOUT_S, parse_tool_call, rg_occurrences, run_tool_call
+from codesearch_core.tools import DEFAULT_TIMEOUT_S
+from codesearch_core.verify import NO_SECOND_OPINION, CheckSource, Subject, reason_family
+from codesearch_core.verify import Judge as _Judge
 
-#: A check may find this many lines at most: more is a search too broad to judge an item by.
-MAX_CHECK_FINDINGS: Final = 5_000
-NO_SECOND_OPINION: Final = "no_second_opinion"
+__all__ = ["NO_SECOND_OPINION", "Judge", "Subject", "checks_of", "reason_family", "subject_of"]
+
 _BY_ID: Final[Mapping[str, RuleTemplate]] = {t.id: t for t in TEMPLATES}
-
-
-@dataclass(frozen=True, slots=True)
-class Subject:
-    """What a synthesized item is about: its rule, the language its rule ran for ("" for a rule
-    with no language), its subject ("" for a fixed rule) and its expected spans."""
-
-    corpus: str
-    rule: str
-    language: str
-    subject: str
-    expected: tuple[Span, ...]
 
 
 def checks_of(rule: str, language: str, subject: str) -> tuple[Check, ...] | None:
@@ -64,124 +33,13 @@ def checks_of(rule: str, language: str, subject: str) -> tuple[Check, ...] | Non
     return template.second(language if template.languages else "", subject)
 
 
-class Judge:
-    """Runs checks (each once per corpus and arguments: items of one subject share them) and
-    judges items by them. Thread-safe: `judge_all` runs items on a few threads, since the work is
-    the tools' processes."""
+class Judge(_Judge):
+    """The verify layer's `Judge`, by the rule templates' checks (`checks_of`) unless told."""
 
     def __init__(
-        self,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        checks: Callable[[str, str, str], tuple[Check, ...] | None] = checks_of,
+        self, timeout_s: float = DEFAULT_TIMEOUT_S, checks: CheckSource = checks_of
     ) -> None:
-        self.timeout_s = timeout_s
-        self.checks = checks
-        self._runs: dict[tuple[str, str, str], RunResult | str] = {}
-        self._files: dict[tuple[str, str], tuple[str, ...]] = {}
-        self._lock = threading.Lock()
-
-    def _holding(self, corpus: str, text: str) -> tuple[str, ...]:
-        """The corpus's files that hold `text` (one lean rg pass, cached)."""
-        key = (corpus, text)
-        with self._lock:
-            found = self._files.get(key)
-        if found is None:
-            hits = rg_occurrences([text], corpus_root(corpus), fixed_strings=True)
-            found = tuple(sorted({path for path, _, _ in hits}))
-            with self._lock:
-                self._files[key] = found
-        return found
-
-    def run(self, corpus: str, check: Check, subject: str) -> RunResult | str:
-        """The check's run on the corpus, or why it could not run."""
-        args_json = json.dumps(check.arguments, sort_keys=True)
-        key = (corpus, check.tool, args_json)
-        with self._lock:
-            cached = self._runs.get(key)
-        if cached is not None:
-            return cached
-        result = self._run(corpus, check, subject)
-        with self._lock:
-            self._runs[key] = result
-        return result
-
-    def _run(self, corpus: str, check: Check, subject: str) -> RunResult | str:
-        try:
-            call = parse_tool_call({"name": check.tool, "arguments": dict(check.arguments)})
-        except Exception as err:  # a check the schema refuses is the rule's bug: say which
-            return f"bad_check:{check.why}:{type(err).__name__}"
-        files: tuple[str, ...] | None = None
-        if check.tool == "ast_grep_search" and subject:
-            files = self._holding(corpus, subject.rsplit(".", 1)[-1])
-            if not files:
-                return RunResult(ok=True, findings=())
-        run = run_tool_call(call, corpus_root(corpus), restrict_files=files,
-                            timeout_s=self.timeout_s, max_findings=MAX_CHECK_FINDINGS)  # fmt: skip
-        if not run.ok:
-            kind = run.error_kind.value if run.error_kind is not None else "error"
-            return f"second_opinion_failed:{kind}"
-        if run.truncated:
-            return "second_opinion_failed:too_many"
-        return run
-
-    def judge(self, item: Subject) -> str:
-        """ "" when every check agrees with the item's expected spans, else why not."""
-        checks = self.checks(item.rule, item.language, item.subject)
-        if checks is None:
-            return NO_SECOND_OPINION
-        by_path: dict[str, list[Span]] = {}
-        for span in item.expected:
-            by_path.setdefault(span.path, []).append(span)
-        for check in checks:
-            run = self.run(item.corpus, check, item.subject)
-            if isinstance(run, str):
-                return run
-            why = _disagreement(check, run, by_path)
-            if why:
-                return why
-        return ""
-
-    def judge_all(
-        self,
-        items: Sequence[Subject],
-        workers: int = 2,
-        on_progress: Callable[[int], None] | None = None,
-        should_stop: Callable[[], bool] | None = None,
-    ) -> list[str] | None:
-        """Each item's verdict, in order; None when `should_stop` cut the run short."""
-        out: list[str] = []
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            for verdict in pool.map(self.judge, items):
-                if should_stop is not None and should_stop():
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    return None
-                out.append(verdict)
-                if on_progress is not None:
-                    on_progress(len(out))
-        return out
-
-
-def _inside(path: str, line: int, by_path: Mapping[str, Iterable[Span]]) -> bool:
-    return any(s.start_line <= line <= s.end_line for s in by_path.get(path, ()))
-
-
-def _disagreement(check: Check, run: RunResult, by_path: Mapping[str, Sequence[Span]]) -> str:
-    if check.mode == "covers":
-        for f in run.findings:
-            if not _inside(f.path, f.start_line, by_path):
-                return f"missed:{check.why}"
-        return ""
-    lines = {(f.path, line) for f in run.findings for line in range(f.start_line, f.end_line + 1)}
-    for path, spans in by_path.items():
-        for s in spans:
-            if any((path, line) in lines for line in range(s.start_line, s.end_line + 1)):
-                return f"included:{check.why}"
-    return ""
-
-
-def reason_family(why: str) -> str:
-    """`missed:text_call` -> `missed`: the funnel's coarse reasons (the card lists both)."""
-    return why.split(":", 1)[0]
+        super().__init__(timeout_s, checks)
 
 
 def subject_of(item: Mapping[str, Any]) -> Subject:

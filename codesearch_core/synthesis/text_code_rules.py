@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
+from codesearch_core.models import Check
 from codesearch_core.synthesis.rule_kinds import (
     RG_TYPES,
     Arguments,
-    Check,
     Mining,
     dotted_prefixes,
     plain_subject,

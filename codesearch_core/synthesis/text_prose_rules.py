@@ -16,7 +16,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from codesearch_core.synthesis.rule_kinds import RG_TYPES, Arguments, Check, Mining, plain_subject
+from codesearch_core.models import Check
+from codesearch_core.synthesis.rule_kinds import RG_TYPES, Arguments, Mining, plain_subject
 from codesearch_core.synthesis.text_rule_kit import (
     COMMENT_KINDS,
     COMMENT_OPEN,

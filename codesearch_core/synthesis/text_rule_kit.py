@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Final, Literal, TypeVar
 
-from codesearch_core.synthesis.rule_kinds import RG_TYPES, Arguments, Check, Mining, plain_subject
+from codesearch_core.models import Check
+from codesearch_core.synthesis.rule_kinds import RG_TYPES, Arguments, Mining, plain_subject
 
 SUBJECT: Final = "{subject}"
 _T = TypeVar("_T")

@@ -8,7 +8,11 @@ was made on another corpus snapshot or tool version, into the Drift queue), `ver
 (`verify.ray_backend`, and its pieces other Ray fan-outs use: `import_ray`, `connect_ray`,
 `submit_lazily`, `cluster_cpus`),
 `audit_seeds` / `summarize` / `baseline_calls` (`verify.audit`: the seed audit; its thresholds are the seed
-rules', in `corpora`).
+rules', in `corpora`). The second opinion (`verify.second_opinion`): `Judge` runs `models.Check`s
+(searches a reader would also count, or leave out) on a corpus and judges a `Subject`'s expected
+spans by them (`judge` by its checks source, a `CheckSource`; `judge_by` by given checks), with
+`NO_SECOND_OPINION`, `MAX_CHECK_FINDINGS`, `reason_family`; synthesis adds its rules' checks, the
+seed audit a seed's own.
 Imports the store only for type checking, so workers skip DuckDB and pandas.
 """
 
@@ -28,15 +32,28 @@ from codesearch_core.verify.ray_backend import (
     submit_lazily,
     verify_many_ray,
 )
+from codesearch_core.verify.second_opinion import (
+    MAX_CHECK_FINDINGS,
+    NO_SECOND_OPINION,
+    CheckSource,
+    Judge,
+    Subject,
+    reason_family,
+)
 from codesearch_core.verify.stale import StaleReport, verify_stale
 from codesearch_core.verify.tasks import VerifyTask, verify_one
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "MAX_CHECK_FINDINGS",
+    "NO_SECOND_OPINION",
     "AuditSummary",
+    "CheckSource",
+    "Judge",
     "OutcomeStream",
     "SeedAudit",
     "StaleReport",
+    "Subject",
     "VerifyProgress",
     "VerifyTask",
     "audit_seeds",
@@ -45,6 +62,7 @@ __all__ = [
     "connect_ray",
     "default_workers",
     "import_ray",
+    "reason_family",
     "submit_lazily",
     "summarize",
     "task_for",

@@ -16,11 +16,17 @@ For each seed the audit runs, with the real tools, and scores like any proposal:
   constructs covered, not lines touched), on seeds whose spans are mostly constructs of three lines
   or more.
 
+The audit also runs each seed's **second opinion** (`Blueprint.second_opinion`, run by
+`verify.second_opinion`): the searches a reader would also count (`covers`: every line one finds
+lies in an expected span) or leave out (`excludes`: no expected span holds a line one finds), on
+the whole corpus. A seed *disagrees* when one of them does not hold (`missed:<why>`,
+`included:<why>`) or cannot run (`second_opinion_failed:...`, `bad_check:...`).
+
 A seed is *weak* when a counter-call's reward (or for a plan seed, a step's on its own) is above
-`WEAK_ABOVE`. The set-level checks
-(`AuditSummary`): no weak seed; a keyword call reaches `KEYWORD_HIT` on at most
-`KEYWORD_SHARE` of the ast-grep seeds; first-line scores at most `FIRST_LINE_MAX` on the seeds whose
-expected spans are mostly multi-line.
+`WEAK_ABOVE`. The set-level checks (`AuditSummary`): no weak seed; no seed whose second opinion
+disagrees; a keyword call reaches `KEYWORD_HIT` on at most `KEYWORD_SHARE` of the ast-grep seeds;
+first-line scores at most `FIRST_LINE_MAX` on the seeds whose expected spans are mostly
+multi-line.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from codesearch_core.corpora import (
 from codesearch_core.grading import DEFAULT_MATCHING, Matching, grade, reward, score
 from codesearch_core.models import Blueprint, Span, ToolCall, ToolName
 from codesearch_core.tools import parse_tool_call, rg_type_names, run_plan, run_tool_call
+from codesearch_core.verify.second_opinion import Judge, Subject
 
 #: ast-grep language -> rg type of the same files.
 RG_TYPE_OF: Final[Mapping[str, str]] = {
@@ -87,6 +94,13 @@ class SeedAudit:
     seed: Blueprint
     reference: float
     baselines: tuple[Baseline, ...]
+    #: The seed's second opinion: None when it declares no check, "" when every check agrees,
+    #: else why not (`missed:<why>`, `included:<why>`, `second_opinion_failed:...`).
+    second_opinion: str | None = None
+
+    @property
+    def disagrees(self) -> bool:
+        return bool(self.second_opinion)
 
     @property
     def counter_best(self) -> float | None:
@@ -122,6 +136,10 @@ class AuditSummary:
     weak: tuple[str, ...]
     first_line_over: tuple[str, ...]
     categories: Mapping[str, int] = field(default_factory=dict)
+    #: Seeds whose second opinion ran, those of them it disagrees with, seeds that declare none.
+    second_opinion_checked: int = 0
+    second_opinion_disagree: tuple[str, ...] = ()
+    second_opinion_none: int = 0
 
     @property
     def keyword_share(self) -> float:
@@ -129,7 +147,12 @@ class AuditSummary:
 
     @property
     def passed(self) -> bool:
-        return not self.weak and not self.first_line_over and self.keyword_share <= KEYWORD_SHARE
+        return (
+            not self.weak
+            and not self.second_opinion_disagree
+            and not self.first_line_over
+            and self.keyword_share <= KEYWORD_SHARE
+        )
 
 
 def keyword_pieces(bp: Blueprint) -> list[str]:
@@ -259,7 +282,18 @@ def mostly_multiline(expected: Sequence[Span]) -> bool:
     return bool(expected) and long_spans * 2 > len(expected)
 
 
-def audit_seed(bp: Blueprint, matching: Matching = DEFAULT_MATCHING) -> SeedAudit:
+def second_opinion_of(bp: Blueprint, judge: Judge) -> str | None:
+    """The seed's own checks run on its corpus against its expected spans: None when it declares
+    none, "" when they all agree, else why not."""
+    if not bp.second_opinion:
+        return None
+    item = Subject(bp.corpus, bp.id, bp.language, "", bp.expected)
+    return judge.judge_by(item, bp.second_opinion)
+
+
+def audit_seed(
+    bp: Blueprint, matching: Matching = DEFAULT_MATCHING, judge: Judge | None = None
+) -> SeedAudit:
     root = corpus_root(bp.corpus)
     ref_run = run_plan(bp.plan, root) if bp.plan else run_tool_call(bp.reference_call, root)
     reference = score(ref_run, bp.reference, bp.expected, matching=matching)[1].total
@@ -272,15 +306,18 @@ def audit_seed(bp: Blueprint, matching: Matching = DEFAULT_MATCHING) -> SeedAudi
         g = grade(first_line_spans(bp.expected), bp.expected, matching=matching)
         total = reward(g, bp.reference, ref_run).total
         baselines.append(Baseline("first-line", "first line of each span", total, None))
-    return SeedAudit(bp, reference, tuple(baselines))
+    second = second_opinion_of(bp, judge if judge is not None else Judge())
+    return SeedAudit(bp, reference, tuple(baselines), second)
 
 
 def audit_seeds(
     seeds: Sequence[Blueprint], *, matching: Matching = DEFAULT_MATCHING, workers: int = 4
 ) -> list[SeedAudit]:
-    """Audit every seed (threads: the work is in the tools' processes), in the seeds' order."""
+    """Audit every seed (threads: the work is in the tools' processes), in the seeds' order; one
+    `Judge` for all, so seeds that share a check run it once."""
+    judge = Judge()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(lambda bp: audit_seed(bp, matching), seeds))
+        return list(pool.map(lambda bp: audit_seed(bp, matching, judge), seeds))
 
 
 def summarize(audits: Sequence[SeedAudit]) -> AuditSummary:
@@ -296,4 +333,7 @@ def summarize(audits: Sequence[SeedAudit]) -> AuditSummary:
             a.seed.id for a in audits if a.first_line is not None and a.first_line > FIRST_LINE_MAX
         ),
         categories={tag: categories.get(tag, 0) for tag in CATEGORY_TAGS},
+        second_opinion_checked=sum(a.second_opinion is not None for a in audits),
+        second_opinion_disagree=tuple(a.seed.id for a in audits if a.disagrees),
+        second_opinion_none=sum(a.second_opinion is None for a in audits),
     )

@@ -57,7 +57,9 @@ def test_ctrl_c_exits_130_and_the_same_command_resumes_then_sample_and_card(
     assert main(["dataset", "card", str(out)]) == 0
     card = capsys.readouterr().out
     figures = json.loads((out / "card.json").read_text())["qa"]
-    assert figures["unweighted"]["share"] == 0.75 and figures["weighting"].startswith("stratum size")
+    assert figures["unweighted"]["share"] == 0.75 and figures["weighting"].startswith(
+        "stratum size"
+    )
     wrong = 1 - figures["overall"]["share"]
     assert f"Estimated share of wrong items: **{100 * wrong:.1f}%**" in card and "```toml" in card
     assert "## Funnel" in card and "| second opinion |" in card

@@ -323,6 +323,27 @@ def test_seeds_audit_json_lists_every_baseline_with_its_reward(
     assert report["summary"]["seeds"] == 1
 
 
+def test_seeds_audit_fails_a_seed_whose_second_opinion_disagrees(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The text form of the call over every TS file also finds the two calls in .ts hooks, which
+    # the seed's spans (its .tsx components) leave out: the check says the seed missed them.
+    check = {**TEXT_CALL, "tool": TEXT_CALL["name"], "mode": "covers", "why": "text_call"}
+    del check["name"]
+    path = _audit_file(tmp_path, USE_EFFECT_SEED, second_opinion=[check])
+    code, out, _ = run_cli(capsys, "seeds", "audit", "--file", str(path))
+    assert code == 1
+    assert out.startswith(
+        f"FAIL {USE_EFFECT_SEED}  reference 1.00  second opinion: missed:text_call"
+    )
+    assert "second opinion on 1 seed(s): 1 disagree, 0 declare none" in out.splitlines()[-1]
+    code, out, _ = run_cli(capsys, "seeds", "audit", "--file", str(path), "--json")
+    report = json.loads(out)
+    assert (code, report["passed"]) == (1, False)
+    assert report["seeds"][0]["second_opinion"] == "missed:text_call"
+    assert report["summary"]["second_opinion_disagree"] == [USE_EFFECT_SEED]
+
+
 def test_seeds_audit_on_the_shipped_seeds_finds_no_weak_seed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -333,3 +333,46 @@ def test_a_one_step_plan_reference_is_refused_naming_the_field() -> None:
     with pytest.raises(ToolCallError) as err:
         blueprint_from_dict(bp_dict(reference_call={"steps": PLAN["steps"][:1]}))
     assert "reference_call.steps" in str(err.value) and "2 or more steps" in str(err.value)
+
+
+# ----------------------------------------------------------------------------- second opinion
+
+CHECK: dict[str, Any] = {
+    "tool": "ripgrep_search",
+    "arguments": {"pattern": r"café\(", "file_types": ["py"]},
+    "mode": "covers",
+    "why": "text_call",
+}
+
+
+def test_a_second_opinion_is_kept_and_written_back_but_not_compared() -> None:
+    bp = blueprint_from_dict(bp_dict(second_opinion=[CHECK]))
+    (check,) = bp.second_opinion
+    assert (check.tool, check.mode, check.why) == ("ripgrep_search", "covers", "text_call")
+    assert dict(check.arguments) == CHECK["arguments"]
+    # `seeds pin` rewrites the file: the checks survive, after every other field
+    assert list(blueprint_to_dict(bp))[-1] == "second_opinion"
+    assert blueprint_to_dict(bp) == bp_dict(second_opinion=[CHECK])
+    # the store keeps no checks: a stored blueprint equals its seed
+    assert bp == blueprint_from_dict(bp_dict())
+    assert "second_opinion" not in blueprint_to_dict(blueprint_from_dict(bp_dict()))
+
+
+@pytest.mark.parametrize(
+    ("check", "field"),
+    [
+        ({**CHECK, "tool": "grep"}, r"second_opinion\[1\]\.tool"),
+        ({**CHECK, "arguments": {"file_types": ["py"]}}, r"second_opinion\[1\]\.arguments"),
+        ({**CHECK, "mode": "finds"}, r"second_opinion\[1\]\.mode: 'finds' is not one of"),
+        ({**CHECK, "why": "Text call!"}, r"second_opinion\[1\]\.why: .* short slug"),
+        ({k: v for k, v in CHECK.items() if k != "why"}, r"second_opinion\[1\]: must be"),
+    ],
+)
+def test_a_bad_check_in_a_seed_file_names_the_line_and_the_field(
+    tmp_path: Path, check: dict[str, Any], field: str
+) -> None:
+    p = tmp_path / "bp.jsonl"
+    p.write_text(line(id="a") + "\n" + line(id="b", second_opinion=[CHECK, check]) + "\n")
+    with pytest.raises(InputFileError, match=rf":2: {field}") as exc:
+        read_blueprints_jsonl(p)
+    assert exc.value.line == 2

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_core.models import Span
-from codesearch_core.synthesis.rule_kinds import Check
+from codesearch_core.models import Check, Span
 from codesearch_core.synthesis.second_opinion import Judge, Subject, checks_of, subject_of
 
 APP_PY = """import click
