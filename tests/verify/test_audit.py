@@ -17,28 +17,6 @@ from codesearch_core.verify.audit import (
     summarize,
 )
 
-SOURCE = """\
-def handler(x):
-    # handler is logged, not called, here
-    print("handler", x)
-    return x
-
-
-def main():
-    handler(
-        1,
-    )
-"""
-
-
-@pytest.fixture
-def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "corpora" / "tiny"
-    root.mkdir(parents=True)
-    (root / "app.py").write_text(SOURCE, encoding="utf-8")
-    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path / "corpora"))
-    return root
-
 
 def bp(call: dict[str, object], expected: list[tuple[int, int]], **extra: object) -> Blueprint:
     return blueprint_from_dict(

@@ -5,35 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from codesearch_core.corpora import blueprint_from_dict
 from codesearch_core.models import Blueprint
 from codesearch_core.verify import Judge, Subject
 from codesearch_core.verify.audit import audit_seed, audit_seeds, summarize
 
-SOURCE = """\
-def handler(x):
-    # handler(x) is logged, not called, here
-    print("handler", x)
-    return x
-
-
-def main():
-    handler(
-        1,
-    )
-"""
 CALL = {"name": "ast_grep_search", "arguments": {"pattern": "handler($$$A)", "language": "python"}}
-
-
-@pytest.fixture
-def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "corpora" / "tiny"
-    root.mkdir(parents=True)
-    (root / "app.py").write_text(SOURCE, encoding="utf-8")
-    monkeypatch.setenv("CODESEARCH_CORPORA", str(tmp_path / "corpora"))
-    return root
 
 
 def check(pattern: str, mode: str, why: str) -> dict[str, object]:
