@@ -17,10 +17,10 @@ from codesearch_core.models import Check, Span
 from codesearch_core.synthesis.rule_kinds import RuleTemplate
 from codesearch_core.synthesis.rules import TEMPLATES
 from codesearch_core.tools import DEFAULT_TIMEOUT_S
-from codesearch_core.verify import NO_SECOND_OPINION, CheckSource, Subject, reason_family
+from codesearch_core.verify import NO_SECOND_OPINION, CheckSource, Subject
 from codesearch_core.verify import Judge as _Judge
 
-__all__ = ["NO_SECOND_OPINION", "Judge", "Subject", "checks_of", "reason_family", "subject_of"]
+__all__ = ["NO_SECOND_OPINION", "Judge", "Subject", "checks_of", "subject_of"]
 
 _BY_ID: Final[Mapping[str, RuleTemplate]] = {t.id: t for t in TEMPLATES}
 

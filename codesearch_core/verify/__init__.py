@@ -11,7 +11,7 @@ was made on another corpus snapshot or tool version, into the Drift queue), `ver
 rules', in `corpora`). The second opinion (`verify.second_opinion`): `Judge` runs `models.Check`s
 (searches a reader would also count, or leave out) on a corpus and judges a `Subject`'s expected
 spans by them (`judge` by its checks source, a `CheckSource`; `judge_by` by given checks), with
-`NO_SECOND_OPINION`, `MAX_CHECK_FINDINGS`, `reason_family`; synthesis adds its rules' checks, the
+`NO_SECOND_OPINION`, `MAX_CHECK_FINDINGS`; synthesis adds its rules' checks, the
 seed audit a seed's own.
 Imports the store only for type checking, so workers skip DuckDB and pandas.
 """
@@ -38,7 +38,6 @@ from codesearch_core.verify.second_opinion import (
     CheckSource,
     Judge,
     Subject,
-    reason_family,
 )
 from codesearch_core.verify.stale import StaleReport, verify_stale
 from codesearch_core.verify.tasks import VerifyTask, verify_one
@@ -62,7 +61,6 @@ __all__ = [
     "connect_ray",
     "default_workers",
     "import_ray",
-    "reason_family",
     "submit_lazily",
     "summarize",
     "task_for",

@@ -178,8 +178,3 @@ def _disagreement(check: Check, run: RunResult, by_path: Mapping[str, Sequence[S
             if any((path, line) in lines for line in range(s.start_line, s.end_line + 1)):
                 return f"included:{check.why}"
     return ""
-
-
-def reason_family(why: str) -> str:
-    """`missed:text_call` -> `missed`: the funnel's coarse reasons (the card lists both)."""
-    return why.split(":", 1)[0]

@@ -47,6 +47,31 @@ def test_a_build_writes_the_splits_the_exports_and_the_card(small_build: BuildRe
     assert card["recipe"]["sha256"] in readme and 'config_name: "xlam"' in readme
 
 
+def test_the_second_opinion_drops_items_with_their_reasons_and_the_funnel_counts_them(
+    small_build: BuildResult,
+) -> None:
+    out, card = small_build.out, small_build.card
+    work = out / ".work"
+    dropped = [json.loads(line) for line in (work / "second_opinion/dropped.jsonl").open()]
+    # The fixture corpora hold such items: `System.out.println` also called unqualified, a
+    # not-awaited call on a comment's line, ...
+    assert dropped and all(d["why"].split(":")[0] in ("missed", "included") for d in dropped)
+    verified = {i["id"]: i for i in read_items(work / "verify/items.jsonl")}
+    assert all(verified[d["id"]]["verified"]["ok"] for d in dropped)  # verification saw nothing
+    kept = {
+        json.loads(line)["id"]
+        for f in ("train", "eval")
+        for line in (out / f"data/{f}.jsonl").open()
+    }
+    assert not kept & {d["id"] for d in dropped}
+    stages = {s["stage"]: s for s in card["funnel"]}
+    second = stages["second opinion"]
+    assert sum(second["dropped"].values()) == len(dropped)
+    assert second["items"] == stages["verified"]["items"] - len(dropped)
+    assert stages["kept"]["items"] == len(kept)
+    assert "| second opinion |" in (out / "README.md").read_text(encoding="utf-8")
+
+
 def test_the_mix_caps_hold_in_the_built_data_set(small_build: BuildResult) -> None:
     mix = small_build.card["mix"]
     assert all(v["share"] <= 0.5 for k, v in mix["rule"].items() if k != "seed")
