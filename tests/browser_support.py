@@ -134,16 +134,20 @@ def open_page(browser: Browser, url: str) -> Page:
 
 
 def settle(page: Page) -> None:
-    """Wait until the app has rendered and no script run is in progress."""
+    """Wait until the app has rendered and no script run is in progress or asked for, twice 400 ms
+    apart: a run can be requested (`rerunRequested`) before it shows as running, and on a loaded
+    machine a key pressed in that gap is lost with the card it was meant for (CI saw it)."""
     page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            return app && app.getAttribute('data-test-script-state') !== 'running'
-                && !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]');
-        }"""
-    )
-    page.wait_for_timeout(400)
+    idle = """() => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        return app && app.getAttribute('data-test-script-state') === 'notRunning'
+            && !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]');
+    }"""
+    for _ in range(20):
+        page.wait_for_function(idle)
+        page.wait_for_timeout(400)
+        if page.evaluate(idle):
+            return
 
 
 def accept_enabled(page: Page) -> bool:
