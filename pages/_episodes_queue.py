@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
@@ -79,16 +78,7 @@ def _card(store: Store, card: studio.EpisodeCard, who: str) -> None:
         page_param=TURNS_PARAM,
         intent=False,  # the card's heading shows it
     )
-    with st.expander("History", icon=":material/history:"):
-        if card.history:
-            rows = [
-                {"when (UTC)": e.ts, "action": e.action.value, "reviewer": e.reviewer,
-                 "note": e.note, "final": e.final, "undone": e.undone}
-                for e in card.history
-            ]  # fmt: skip
-            st.dataframe(pd.DataFrame(rows), hide_index=True)
-        else:
-            st.caption("No decisions yet.")
+    _queue_frame.history("ep:history", card.history)
 
 
 def _actions(card: studio.EpisodeCard, can_undo: bool, mine: tuple[str, int] | None) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
@@ -70,16 +69,7 @@ def _card(store: Store, card: studio.QACard, who: str) -> None:
     st.markdown("**Tool call**" if card.item.get("tool") != "plan" else "**Plan**")
     st.code(card.call_json, language="json")
     _answer_view.expected_code(str(card.item.get("corpus", "")), card.spans)
-    with st.expander("History", icon=":material/history:"):
-        if card.history:
-            rows = [
-                {"when (UTC)": e.ts, "action": e.action.value, "reviewer": e.reviewer,
-                 "reason": e.reason, "note": e.note, "final": e.final, "undone": e.undone}
-                for e in card.history
-            ]  # fmt: skip
-            st.dataframe(pd.DataFrame(rows), hide_index=True)
-        else:
-            st.caption("No decisions yet.")
+    _queue_frame.history("qa:history", card.history)
 
 
 def _actions(card: studio.QACard, can_undo: bool, mine: tuple[str, int] | None) -> None:

@@ -11,10 +11,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import pandas as pd
 import streamlit as st
 
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
+from codesearch_core.store.types import DecisionEvent
 from pages import _guidelines, _layout, _shared
 
 #: The queue on the card, in the address (`?queue=drafts`): a reload, a link or Back keeps it.
@@ -164,3 +166,40 @@ def flash(kind: str, text: str) -> None:
 def address_queue(queue: str) -> None:
     """Put the queue on the card in the address (the Proposals queue is the page's default)."""
     _shared.sync_params({QUEUE_PARAM: None if queue == "proposals" else queue})
+
+
+def fold(label: str, key: str, icon: str | None = None) -> Any | None:
+    """A folded section of the card whose content is built only while it is open: the container
+    to draw into, or None while it is shut. A plain `st.expander` builds its content on every
+    card, shut or not (the History table cost about 30 ms of each card). The key is the same on
+    every card, so a reviewer who keeps History open sees it open on the next one too."""
+    box = st.expander(label, icon=icon, key=key, on_change="rerun")
+    return box if box.open else None
+
+
+def history(
+    key: str,
+    events: Sequence[DecisionEvent],
+    more: Callable[[], None] | None = None,
+    label: str = "History",
+) -> None:
+    """The item's decision log, folded (`fold`): every event, undone or not, with the guidelines
+    it was made under; `more` draws what else the fold holds (a proposal's raw answer)."""
+    box = fold(label, key, ":material/history:")
+    if box is None:
+        return
+    with box:
+        if events:
+            rows = [
+                {"when (UTC)": e.ts, "action": e.action.value, "reviewer": e.reviewer,
+                 "reason": e.reason, "note": e.note, "final": e.final, "undone": e.undone,
+                 "guidelines": f"v{e.guideline_version}" if e.guideline_version else ""}
+                for e in events
+            ]  # fmt: skip
+            st.dataframe(pd.DataFrame(rows), hide_index=True)
+            if versions := sorted({e.guideline_version for e in events if e.guideline_version}):
+                st.caption("Decided under guidelines " + ", ".join(f"v{v}" for v in versions))
+        else:
+            st.caption("No decisions yet.")
+        if more is not None:
+            more()

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import cast
 
-import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
@@ -31,6 +30,7 @@ FLASH = "review_flash"  # a message for the next render of the card: (kind, text
 UNDONE = "review_undone"  # the item an undo put back on the card: shown even if others settled it
 ANY = "any"
 ADDRESSED = "review_addressed"  # the item the page last put in the address
+LEASED = "review_leased"  # the item a decision just leased: the card need not lease it again
 
 store = _shared.get_store()
 st.title("Review")
@@ -138,7 +138,9 @@ def _decide(item_id: str, action: DecisionAction, seen: int | None, final: bool 
             item_id, action, who, note=note, reason=reason, seen=seen, final=final
         )
         st.session_state.pop(UNDONE, None)
-        st.session_state[CURRENT] = studio.next_item_id(store, filters, after_id=item_id)
+        st.session_state[CURRENT] = st.session_state[LEASED] = studio.next_item_id(
+            store, filters, after_id=item_id
+        )
         done = {DecisionAction.SKIP: "Skipped"}.get(action, f"{action.value.capitalize()}ed")
         st.session_state[FLASH] = ("toast", ("Final: " if final else "") + done)
     except StaleDecisionError as err:
@@ -269,11 +271,12 @@ def review_card() -> None:
 def _card() -> None:
     to_do = bool(who) and DecisionState(filters.decision) is DecisionState.UNDECIDED
     item_id = st.session_state.get(CURRENT)
+    leased = st.session_state.pop(LEASED, None)
     item = store.review_item(item_id) if item_id else None
     pinned = item is not None and item.proposal.id == st.session_state.get(UNDONE)
     if item is not None and to_do and not pinned and not studio.still_to_do(item, who):
         item = None  # decided meanwhile (another tab, another reviewer): not to do any more
-    elif item is not None and to_do:
+    elif item is not None and to_do and item.proposal.id != leased:
         store.take_lease(item.proposal.id, who)  # a reload or a deep link: keep it ours
     if item is None:
         item_id = studio.next_item_id(store, filters)
@@ -384,31 +387,16 @@ def _card() -> None:
                      key="rerun_edited"):  # fmt: skip
             _rerun_edited(item, result)
             st.rerun()
-    with st.expander("History and raw output", icon=":material/history:"):
-        if item.history:
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "when (UTC)": e.ts, "action": e.action.value, "reviewer": e.reviewer,
-                            "reason": e.reason, "note": e.note, "undone": e.undone,
-                            # The guidelines the decision was made under (issue 29).
-                            "guidelines": f"v{e.guideline_version}" if e.guideline_version else "",
-                        }
-                        for e in item.history
-                    ]
-                ),
-                hide_index=True,
-            )  # fmt: skip
-            if versions := sorted(
-                {e.guideline_version for e in item.history if e.guideline_version}
-            ):
-                st.caption("Decided under guidelines " + ", ".join(f"v{v}" for v in versions))
-        else:
-            st.caption("No decisions yet.")
-        st.code(proposal.raw_text, language="json", wrap_lines=True)
-        if run is not None and run.stderr:
-            st.code(run.stderr, language="text")
+    _queue_frame.history(
+        "review:history", item.history, lambda: _raw(item), label="History and raw output"
+    )
+
+
+def _raw(item: ReviewItem) -> None:
+    """The model's answer as it came, and what the tool wrote to stderr."""
+    st.code(item.proposal.proposal.raw_text, language="json", wrap_lines=True)
+    if item.execution is not None and item.execution.stderr:
+        st.code(item.execution.stderr, language="text")
 
 
 review_card()
