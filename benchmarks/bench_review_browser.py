@@ -3,10 +3,11 @@
 Builds the store with `bench_store.build` (100,000 blueprints, 100,000 proposals with runs, grades
 and decisions), starts `streamlit run app.py` on it, opens the Review page in Debian's Chromium
 (Playwright) and presses the decision key N times: each time from the key press until the new card's
-proposal id is on screen. The key is S (Skip): like Accept it records a decision and leases the next
-item, and unlike Accept it is never disabled (the generated calls are not all runnable).
+proposal id is on screen. The key is A (Accept), the reviewer's most common key and the walk issue 41
+measured (585 ms): the queue is filtered to valid calls (`valid_only=1`), whose runs the store holds,
+so Accept is never greyed out.
 Baseline in the same run: the store calls one decision makes, with no Streamlit and no browser.
-Goal (issue 12): a median under 350 ms.
+Goal (issue 41): a median of at most 300 ms (issue 12 had asked for 350 ms, pressing S).
 
     uv run python benchmarks/bench_review_browser.py [--items N] [--presses N]
 """
@@ -28,11 +29,16 @@ from bench_review_page import store_calls_ms
 from bench_store import build
 from playwright.sync_api import Page, sync_playwright
 
+from codesearch_core.models import DecisionAction
+from codesearch_core.store.types import QueueFilters
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from browser_support import CHROMIUM, CHROMIUM_ARGS, start_studio_fixture
 
 RESULTS = Path(__file__).parent / "results" / "review_browser.md"
-GOAL_MS = 350.0
+GOAL_MS = 300.0
+#: The to-do queue of valid calls: every card can be accepted.
+PATH = "/review?reviewer=bench&valid_only=1"
 #: Between the card being drawn and the key press: not part of the measured time.
 READ_MS = 150
 #: The card's proposal id, as the page shows it ("Proposal 1a2b3c4d5e (#12)").
@@ -117,13 +123,15 @@ def main() -> None:
         build(db, args.items, args.items)
         built_s = time.perf_counter() - start
         load_before = os.getloadavg()[0]
-        bare = store_calls_ms(db, args.presses)
-        times = browser_presses_ms(Path(tmp), args.presses)
+        # The same decisions by another reviewer, leased as the page leases them.
+        filters = QueueFilters(valid_only=True, reviewer="bench-store")
+        bare = store_calls_ms(db, args.presses, DecisionAction.ACCEPT, filters)
+        times = browser_presses_ms(Path(tmp), args.presses, path=PATH, key="a")
         load_after = os.getloadavg()[0]
     median = statistics.median(times)
     p90 = statistics.quantiles(times, n=10)[-1]
     bare_median = statistics.median(bare)
-    verdict = "met" if median < GOAL_MS else "NOT met"
+    verdict = "met" if median <= GOAL_MS else "NOT met"
     lines = [
         "# Review page in a real browser",
         "",
@@ -133,7 +141,7 @@ def main() -> None:
         f"{load_after:.1f} after.",
         "",
         f"Store: {args.items:,} blueprints and {args.items:,} proposals (built in {built_s:.1f} s). "
-        "Chromium (headless) on the Review page; each press of S, from the key to the next card's "
+        f"Chromium (headless) on the Review page (`{PATH}`); each press of A, from the key to the next card's "
         "id on screen.",
         "",
         "| what | median | p90 | x baseline | goal |",
@@ -141,7 +149,7 @@ def main() -> None:
         f"| store calls of one decision, no Streamlit (baseline) | {bare_median:.1f} ms | "
         f"{statistics.quantiles(bare, n=10)[-1]:.1f} ms | 1.0 |  |",
         f"| key press to next card, Chromium | {median:.1f} ms | {p90:.1f} ms | "
-        f"{median / bare_median:.1f} | < {GOAL_MS:.0f} ms {verdict} |",
+        f"{median / bare_median:.1f} | <= {GOAL_MS:.0f} ms {verdict} |",
         "",
     ]
     if not args.no_save:  # `run_all.py` compares without overwriting the recorded figures

@@ -35,16 +35,21 @@ APP = Path(__file__).resolve().parent.parent / "app.py"
 GOAL_MS = 1000.0
 
 
-def store_calls_ms(db: Path, clicks: int) -> list[float]:
+def store_calls_ms(
+    db: Path,
+    clicks: int,
+    action: DecisionAction = DecisionAction.SKIP,
+    filters: QueueFilters | None = None,
+) -> list[float]:
     """What one decision costs the store: record it, find the next item, load it, place it."""
+    filters = filters or QueueFilters()
     times = []
     with Store(db) as store:
-        filters = QueueFilters()
         current = studio.next_item_id(store, filters)
         for _ in range(clicks):
             assert current is not None
             start = time.perf_counter()
-            store.record_decision(current, DecisionAction.SKIP, "bench")
+            store.record_decision(current, action, filters.reviewer or "bench")
             current = studio.next_item_id(store, filters, after_id=current)
             assert current is not None
             item = store.review_item(current)
