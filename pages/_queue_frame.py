@@ -16,7 +16,7 @@ import streamlit as st
 
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
-from codesearch_core.store.types import DecisionEvent
+from codesearch_core.store import DecisionEvent
 from pages import _guidelines, _layout, _shared
 
 #: The queue on the card, in the address (`?queue=drafts`): a reload, a link or Back keeps it.

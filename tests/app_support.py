@@ -1,17 +1,15 @@
 """Shared set-up for the app's AppTest tests: a temp store per test, fresh Streamlit caches, a
 store with reviewable items, and opening a page as a curator would.
 
-Test modules import the fixtures by their function names (`studio_db_fixture`, ...) and use them
-by their fixture names (`studio_db`, ...).
+The fixtures that use them (`studio_db`, `empty_install`, `reviewable_template`) are in
+`tests/app/conftest.py`.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
@@ -42,42 +40,12 @@ def release_app_store() -> None:
     st.cache_data.clear()
 
 
-@pytest.fixture(name="studio_db")
-def studio_db_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A temp store with the shipped corpora and seeds (what a first start gets)."""
-    db = tmp_path / "studio.duckdb"
-    monkeypatch.setenv("CODESEARCH_DB", str(db))
-    release_app_store()
-    yield db
-    release_app_store()
-
-
-@pytest.fixture(name="empty_install")
-def empty_install_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """No corpora, no seeds, a new store: everything the app lists is empty."""
-    data = tmp_path / "data"
-    data.mkdir()
-    monkeypatch.setenv("CODESEARCH_DATA", str(data))
-    monkeypatch.setenv("CODESEARCH_DB", str(tmp_path / "studio.duckdb"))
-    release_app_store()
-    yield data
-    release_app_store()
-
-
-def _build_reviewable(db: Path) -> None:
+def build_reviewable(db: Path) -> None:
     with Store(db) as store:
         ingest.ensure_seeded(store)
         blueprints = studio.all_blueprints(store, BlueprintFilters(corpus="ledger"), limit=1000)
         studio.propose_into_store(store, MutationEngine(), blueprints, n=2)
         verify_pending(store, workers=1)
-
-
-@pytest.fixture(name="reviewable_template", scope="session")
-def reviewable_template_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Built once per session: the seeds plus executed, graded mutations of the ledger corpus."""
-    db = tmp_path_factory.mktemp("template") / "studio.duckdb"
-    _build_reviewable(db)
-    return db
 
 
 def seed_reviewable(db: Path, template: Path) -> list[str]:

@@ -11,7 +11,6 @@ from app_support import (
     TIMEOUT_S,
     open_app,
     stored,
-    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 from streamlit.testing.v1 import AppTest

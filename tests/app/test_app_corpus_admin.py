@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from app_support import open_app, studio_db_fixture, texts  # noqa: F401 (a fixture)
+from app_support import open_app, texts
 
 from codesearch_core import config
 

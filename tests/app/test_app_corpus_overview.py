@@ -6,10 +6,8 @@ from pathlib import Path
 
 from app_support import (
     open_app,
-    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
-    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 from streamlit.testing.v1 import AppTest

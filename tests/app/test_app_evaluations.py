@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_support import open_app, stored, studio_db_fixture  # noqa: F401 (a fixture)
+from app_support import open_app, stored
 
 from codesearch_core.cli import main
 from codesearch_core.ingest import ensure_seeded

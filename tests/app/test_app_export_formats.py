@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 from app_support import (
     open_app,
-    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
-    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 from export_support import EPISODE_SEED_IDS, review_episodes

@@ -8,12 +8,9 @@ from pathlib import Path
 import pytest
 from app_support import (
     PAGES,
-    empty_install_fixture,  # noqa: F401 (a fixture)
     open_app,
-    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
-    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 from store_holder import store_held_elsewhere

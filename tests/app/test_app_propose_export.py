@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 from app_support import (
     open_app,
-    reviewable_template_fixture,  # noqa: F401 (a fixture)
     seed_reviewable,
     stored,
-    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 

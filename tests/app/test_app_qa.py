@@ -11,7 +11,6 @@ from pathlib import Path
 from app_support import (
     open_app,
     stored,
-    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 from streamlit.testing.v1 import AppTest

@@ -7,10 +7,8 @@ import socket
 from pathlib import Path
 
 from app_support import (
-    empty_install_fixture,  # noqa: F401 (a fixture)
     open_app,
     stored,
-    studio_db_fixture,  # noqa: F401 (a fixture)
     texts,
 )
 

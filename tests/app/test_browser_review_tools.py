@@ -14,7 +14,6 @@ from browser_support import (
     BROWSER_MARKS,
     UI_TIMEOUT_MS,
     Studio,
-    browser_fixture,
     open_page,
     settle,
     start_studio_fixture,
@@ -65,11 +64,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
     start = next(starts)
     yield start()
     next(starts, None)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from browser_fixture()
 
 
 def _type_then_click_away(page: Page, box: str, text: str) -> None:

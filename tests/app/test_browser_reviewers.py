@@ -14,7 +14,6 @@ from browser_support import (
     CHROMIUM,
     UI_TIMEOUT_MS,
     Studio,
-    browser_fixture,
     clipped,
     open_page,
     settle,
@@ -70,11 +69,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
     start = next(starts)
     yield start()
     next(starts, None)  # stops the server
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from browser_fixture()
 
 
 def _type_pattern_and_click(page: Page, pattern: str, run_button: str) -> None:
