@@ -54,13 +54,12 @@ def _card(store: Store, card: studio.EpisodeCard, who: str) -> None:
     ep = card.episode
     done, share = store.queue_progress(who, kind=EPISODE)
     mine = card.vote_of(who)
+    seen = store.seen_items(who, kind=EPISODE)
     with st.container(border=True):
-        at = done if mine else done + 1
+        at = studio.queue_place(seen, card.episode_id, done)
         _queue_frame.position(f"Episode {min(at, share)} of {share}", f"{share - done} left")
         _queue_frame.progress(done, share)
-        _queue_frame.step_row(
-            store.seen_items(who, kind=EPISODE), card.episode_id, key="episodes", on_step=QUEUE.step
-        )
+        _queue_frame.step_row(seen, card.episode_id, key="episodes", on_step=QUEUE.step)
         state = {"accept": "accepted", "reject": "rejected", "conflict": "in conflict"}
         reviews = " · ".join(f"{r} **{a}**" for r, (a, _) in card.votes.items()) or "none yet"
         st.caption(

@@ -51,13 +51,12 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
 def _card(store: Store, card: studio.QACard, who: str) -> None:
     done, share = store.queue_progress(who, kind=QA)
     mine = card.vote_of(who)
+    seen = store.seen_items(who, kind=QA)
     with st.container(border=True):
-        at = done if mine else done + 1
+        at = studio.queue_place(seen, card.qa_id, done)
         _queue_frame.position(f"QA item {min(at, share)} of {share}", f"{share - done} left")
         _queue_frame.progress(done, share)
-        _queue_frame.step_row(
-            store.seen_items(who, kind=QA), card.qa_id, key="qa", on_step=QUEUE.step
-        )
+        _queue_frame.step_row(seen, card.qa_id, key="qa", on_step=QUEUE.step)
         state = {"accept": "correct", "reject": "incorrect", "conflict": "in conflict"}
         words = {"accept": "correct", "reject": "incorrect", "skip": "skipped"}
         reviews = " · ".join(f"{r} **{words.get(a, a)}**" for r, (a, _) in card.votes.items())

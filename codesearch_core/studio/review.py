@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from codesearch_core import corpora
@@ -110,6 +110,15 @@ def accept_blocker(item: ReviewItem) -> str | None:
     if not item.execution.ok:
         return "Its run failed: only a call that ran without an error can be accepted."
     return None
+
+
+def queue_place(seen: Sequence[tuple[str, str | None]], current: str, done: int) -> int:
+    """The card's place in the reviewer's share ("Episode 3 of 219"): an item they decided
+    (stepped back to with Previous) is where it falls in the order they decided them, not after
+    all of them (issue 39: the first item read "2 of 219" after two steps back); an item still
+    to do comes after everything they decided."""
+    ids = [item_id for item_id, _ in seen]
+    return ids.index(current) + 1 if current in ids else done + 1
 
 
 def still_to_do(item: ReviewItem, reviewer: str) -> bool:

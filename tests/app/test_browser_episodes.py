@@ -69,6 +69,19 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
     settle(page)
     _heading(page, "Episode 3 of 4 · 2 left")  # the queue resumes where it was
     page.get_by_text(f"Episode {ids[2][:10]} · reference").wait_for()
+    # Stepping back with ←: each decided episode shows its own place, not "2 of 4" for both
+    # (issue 39).
+    settle(page)
+    body.press("ArrowLeft")
+    _heading(page, "Episode 2 of 4 · 2 left")
+    page.get_by_text(f"Episode {ids[1][:10]} · reference").wait_for()
+    settle(page)
+    body.press("ArrowLeft")
+    _heading(page, "Episode 1 of 4 · 2 left")
+    page.get_by_text(f"Episode {ids[0][:10]} · reference").wait_for()
+    settle(page)
+    body.press("ArrowRight")
+    _heading(page, "Episode 2 of 4 · 2 left")
     server.stop()
 
     with Store(server.db) as store:

@@ -147,3 +147,10 @@ def test_run_it_now_stores_nothing_when_the_blueprint_changed_meanwhile(seeded: 
     with pytest.raises(StoreError, match="edited while this ran"):
         studio.run_item(seeded, item)
     assert [p.proposal_id for p in seeded.pending_verification()] == [pid]
+
+
+def test_a_card_stepped_back_to_is_placed_where_it_was_decided() -> None:
+    seen = [("e1", "accept"), ("e2", "skip"), ("e3", None)]  # e3: decided, then undone
+    assert [studio.queue_place(seen, i, done=2) for i in ("e1", "e2", "e3")] == [1, 2, 3]
+    assert studio.queue_place(seen, "e4", done=2) == 3  # still to do: after the decided ones
+    assert studio.queue_place([], "e1", done=0) == 1
