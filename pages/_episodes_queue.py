@@ -29,7 +29,7 @@ QUEUE: Final = _item_queue.ItemQueue[studio.EpisodeCard](
     words={DecisionAction.ACCEPT: "Accepted", DecisionAction.REJECT: "Rejected",
            DecisionAction.SKIP: "Skipped"},
     load=studio.episode_card, id_of=lambda c: c.episode_id,
-    still_to_do=studio.still_to_do_episode, next_id=studio.next_episode_id,
+    next_id=studio.next_episode_id,
     short=lambda i: i[:10],
 )  # fmt: skip
 

@@ -23,7 +23,7 @@ from codesearch_core.models import DecisionAction
 from codesearch_core.store import StaleDecisionError, Store
 from pages import _queue_frame, _shared
 
-C = TypeVar("C")
+C = TypeVar("C", bound=studio.QueueCard)
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,6 @@ class ItemQueue(Generic[C]):
     words: Mapping[DecisionAction, str]  # the message's first word for each decision
     load: Callable[[Store, str], C | None]
     id_of: Callable[[C], str]
-    still_to_do: Callable[[C, str], bool]
     next_id: Callable[[Store, str], str | None]
     #: How a message names an item (a 64-character episode id: its first 10).
     short: Callable[[str], str] = str
@@ -75,7 +74,7 @@ class ItemQueue(Generic[C]):
             st.warning(f"No {self.noun} `{item_id}` in this store{self.missing_hint}: the next "
                        "one to do instead.", icon=":material/search_off:")  # fmt: skip
         pinned = card is not None and self.id_of(card) == st.session_state.get(self.pinned_key)
-        if card is not None and self.still_to_do(card, who):
+        if card is not None and studio.still_to_do(card, who):
             store.take_lease(self.id_of(card), who, kind=self.kind)  # a reload or a link
         elif card is not None and not pinned:
             card = None  # decided meanwhile (another tab, another reviewer): not to do any more

@@ -25,7 +25,7 @@ QUEUE: Final = _item_queue.ItemQueue[studio.QACard](
     kind=QA, state="qa", widgets="qa", noun="item",
     words={DecisionAction.ACCEPT: "Correct:", DecisionAction.REJECT: "Incorrect:",
            DecisionAction.SKIP: "Skipped"},
-    load=studio.qa_card, id_of=lambda c: c.qa_id, still_to_do=studio.still_to_do_qa,
+    load=studio.qa_card, id_of=lambda c: c.qa_id,
     next_id=studio.next_qa_id,
     missing_hint=" (sampled again since?)",
 )  # fmt: skip

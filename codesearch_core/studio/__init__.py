@@ -43,7 +43,6 @@ from codesearch_core.studio.episodes import (
     next_episode_id,
     rollout_policy,
     rollouts_into_store,
-    still_to_do_episode,
 )
 from codesearch_core.studio.evaluations import (
     CATEGORIES,
@@ -84,13 +83,13 @@ from codesearch_core.studio.qa import (
     QACard,
     next_qa_id,
     qa_card,
-    still_to_do_qa,
 )
 from codesearch_core.studio.review import (
     EDIT_ENGINE,
     FILTER_PARAMS,
     ITEM_PARAM,
     REJECT_REASONS,
+    QueueCard,
     accept_blocker,
     filters_from_params,
     filters_to_params,
@@ -159,6 +158,7 @@ __all__ = [
     "Mark",
     "ProposeProgress",
     "QACard",
+    "QueueCard",
     "ReadRange",
     "RolloutRun",
     "SideBySide",
@@ -223,8 +223,6 @@ __all__ = [
     "side_by_side",
     "spans_from_table",
     "still_to_do",
-    "still_to_do_episode",
-    "still_to_do_qa",
     "suggest_blueprint_id",
     "synthesize_into_store",
     "trajectory_view",

@@ -85,11 +85,6 @@ def episode_card(store: Store, episode_id: str) -> EpisodeCard | None:
     )
 
 
-def still_to_do_episode(card: EpisodeCard, reviewer: str) -> bool:
-    """Open, and not voted on by `reviewer` yet."""
-    return card.state is None and card.vote_of(reviewer) is None
-
-
 def next_episode_id(store: Store, reviewer: str) -> str | None:
     """The next episode `reviewer` should review, leased to them; None when they are done."""
     return store.lease_next(None, reviewer, kind=EPISODE)

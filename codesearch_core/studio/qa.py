@@ -98,11 +98,6 @@ def qa_card(store: Store, qa_id: str) -> QACard | None:
     return QACard(qa=qa, votes=votes_from(history), history=history)
 
 
-def still_to_do_qa(card: QACard, reviewer: str) -> bool:
-    """Open, and not voted on by `reviewer` yet."""
-    return card.state is None and card.vote_of(reviewer) is None
-
-
 def next_qa_id(store: Store, reviewer: str) -> str | None:
     """The next sampled item `reviewer` should judge, leased to them; None when they are done."""
     return store.lease_next(None, reviewer, kind=QA)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, Protocol
 
 from codesearch_core import corpora
 from codesearch_core.errors import StoreError
@@ -121,10 +121,21 @@ def queue_place(seen: Sequence[tuple[str, str | None]], current: str, done: int)
     return ids.index(current) + 1 if current in ids else done + 1
 
 
-def still_to_do(item: ReviewItem, reviewer: str) -> bool:
-    """Whether the item is still in the reviewer's to-do queue: open, and not voted on by them
-    (another tab of theirs, or enough other reviewers, may have settled it since it was shown)."""
-    return item.state is None and item.vote_of(reviewer) is None
+class QueueCard(Protocol):
+    """What every queue's card knows of its reviews (a proposal's `ReviewItem`, an
+    `EpisodeCard`, a `QACard`): the item's settled state and each reviewer's vote."""
+
+    @property
+    def state(self) -> str | None: ...
+
+    def vote_of(self, reviewer: str) -> tuple[str, int] | None: ...
+
+
+def still_to_do(card: QueueCard, reviewer: str) -> bool:
+    """Whether the card's item is still in the reviewer's to-do queue, whatever its kind: open,
+    and not voted on by them (another tab of theirs, or enough other reviewers, may have settled
+    it since it was shown)."""
+    return card.state is None and card.vote_of(reviewer) is None
 
 
 def finding_rows_for(item: ReviewItem) -> tuple[FindingRow, ...] | None:

@@ -38,7 +38,7 @@ COMPONENT_WORDS: Final = {
     "R_calls": "minus the calls beyond the free ones",
     "R_pcre2_rule": "minus the ripgrep calls that needed PCRE2 without asking for it",
 }
-# An observation line of a search (`export.observation_text`): `path:line: text` or
+# An observation line of a search (`tools.observation_text`): `path:line: text` or
 # `path:first-last: text`.
 _MATCH_LINE: Final = re.compile(r"^(?P<path>[^\n]+?):(?P<start>\d+)(?:-(?P<end>\d+))?: ")
 

@@ -41,14 +41,14 @@ def test_votes_per_reviewer_conflict_and_undo(tmp_path: Path) -> None:
         card = studio.episode_card(store, first)
         assert card is not None
         assert {r: a for r, (a, _) in card.votes.items()} == {"ann": "accept", "bea": "reject"}
-        assert card.state == "conflict" and not studio.still_to_do_episode(card, "cid")
+        assert card.state == "conflict" and not studio.still_to_do(card, "cid")
 
         store.undo_last("bea", kind=EPISODE)
         card = studio.episode_card(store, first)
         assert card is not None and card.state is None
         assert {r: a for r, (a, _) in card.votes.items()} == {"ann": "accept"}
-        assert studio.still_to_do_episode(card, "bea")
-        assert not studio.still_to_do_episode(card, "ann")
+        assert studio.still_to_do(card, "bea")
+        assert not studio.still_to_do(card, "ann")
         assert studio.episode_card(store, "no-such-episode") is None
 
 
