@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
+import tomllib
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
-from codesearch_core.access import Role
+from codesearch_core.access import Mode, Role, load_settings
 from codesearch_core.cli.store_access import open_store
 from codesearch_core.errors import CodesearchError
 
@@ -120,8 +124,37 @@ def cmd_db_users(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: Where Streamlit reads the studio's secrets from (the project's folder, then the user's).
+_SECRETS: Final = (Path(".streamlit/secrets.toml"), Path.home() / ".streamlit/secrets.toml")
+
+
+def _studio_mode() -> Mode | None:
+    """How the studio started from here identifies people (the environment over the secrets
+    file, as the studio reads them); None when the settings cannot be read."""
+    table: dict[str, object] = {}
+    for path in _SECRETS:
+        try:
+            table = {**tomllib.loads(path.read_text(encoding="utf-8")).get("codesearch", {}),
+                     **table}  # fmt: skip
+        except (OSError, tomllib.TOMLDecodeError, AttributeError):
+            continue
+    try:
+        return load_settings(os.environ, table).mode
+    except CodesearchError:
+        return None
+
+
 def cmd_db_role(args: argparse.Namespace) -> int:
     with open_store(getattr(args, "db", None)) as store:
         old = store.set_role(args.name, args.role)
     print(f"{args.name.strip()}: {old or 'new'} -> {args.role}")
+    if (mode := _studio_mode()) is not None and mode.trusted:
+        # Stored, and shown by `db users`; but without a login whoever opens the studio acts as
+        # an admin, so the role changes nothing until it has one (issue 39: it said nothing).
+        print(
+            f"note: the studio here runs in {mode} mode (no login), where everyone acts as an "
+            "admin: the role takes effect once it runs with a login (CODESEARCH_AUTH=oidc or "
+            "proxy; docs/teams.md)",
+            file=sys.stderr,
+        )
     return EXIT_OK

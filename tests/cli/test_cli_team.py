@@ -65,6 +65,24 @@ def test_role_makes_an_admin_from_the_command_line_and_is_audited_as_its_runner(
     assert (row["actor"], row["mode"], row["target"]) == (getpass.getuser(), "cli", "root@x")
 
 
+def test_a_role_given_while_the_studio_has_no_login_says_it_changes_nothing_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "studio.duckdb"
+    monkeypatch.chdir(tmp_path)  # no .streamlit/secrets.toml here: the environment decides
+    monkeypatch.delenv("CODESEARCH_AUTH", raising=False)
+    assert main(["db", "role", "--db", str(db), "ann", "lead"]) == 0
+    said = capsys.readouterr()
+    assert "ann: new -> lead" in said.out
+    assert "runs in local mode (no login), where everyone acts as an admin" in said.err
+    # Behind a login proxy the role is what decides: nothing to warn about.
+    monkeypatch.setenv("CODESEARCH_AUTH", "proxy")
+    monkeypatch.setenv("CODESEARCH_PROXY_HEADER", "X-Forwarded-Email")
+    assert main(["db", "role", "--db", str(db), "ann", "annotator"]) == 0
+    said = capsys.readouterr()
+    assert "ann: lead -> annotator" in said.out and said.err == ""
+
+
 def test_a_bad_since_or_role_is_refused_with_usage(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
