@@ -18,6 +18,9 @@ from pages import _guidelines, _shared
 
 _shared.ensure_routed()
 
+#: The last settings change's effect on the items' states, said once after the page reruns.
+SETTINGS_SAID = "overview:settings_said"
+
 store = _shared.get_store()
 stats = store.dashboard_stats()
 c = stats.counts
@@ -99,10 +102,14 @@ def team() -> None:
         if f3.form_submit_button("Save review settings", icon=":material/save:",
                                  disabled=bool(not_admin), help=not_admin):  # fmt: skip
             try:
-                store.set_review_settings(ReviewSettings(int(n), float(minutes)))
+                opened = store.set_review_settings(ReviewSettings(int(n), float(minutes)))
+                st.session_state[SETTINGS_SAID] = studio.settings_change(opened, int(n))
                 st.rerun()
             except CodesearchError as err:
                 st.error(str(err), icon=":material/error:")
+    if said := st.session_state.pop(SETTINGS_SAID, ""):
+        # Said after the rerun, under the form: what the new count did to settled items.
+        st.warning(said, icon=":material/published_with_changes:")
 
 
 team()

@@ -213,20 +213,24 @@ class Store(DraftStore, DriftStore, EvalStore, EpisodeStore, QAStore, ReviewTool
     def review_settings(self) -> ReviewSettings:
         return self._read(store_queries.review_settings)
 
-    def set_review_settings(self, settings: ReviewSettings) -> None:
-        """Change how many reviews an item needs (every item's state follows) and the lease time."""
+    def set_review_settings(self, settings: ReviewSettings) -> dict[str, int]:
+        """Change how many reviews an item needs (every item's state follows) and the lease time;
+        per kind, how many items that opened again (positive: they need more reviews now) or
+        settled (negative). Kinds it changed nothing in are left out."""
 
-        def change(deed: Deed) -> None:
+        def change(deed: Deed) -> dict[str, int]:
             old = store_queries.review_settings(deed.cur)
-            store_decisions.set_settings(deed.cur, settings)
+            opened = store_decisions.set_settings(deed.cur, settings)
             deed.log(
                 "settings.change",
                 "review",
                 old=[old.reviews_per_item, old.lease_minutes],
                 new=[settings.reviews_per_item, settings.lease_minutes],
+                opened=opened,
             )
+            return opened
 
-        self._act(change, action=Action.SETTINGS, what="change the settings")
+        return self._act(change, action=Action.SETTINGS, what="change the settings")
 
     def item_history(self, proposal_id: str) -> tuple[DecisionEvent, ...]:
         """Every decision event on the item, oldest first, each marked `undone` if later cancelled."""

@@ -62,7 +62,10 @@ def check_reviewer(name: str) -> str:
 # --- settings ---------------------------------------------------------------------------------
 
 
-def set_settings(cur: Cursor, settings: ReviewSettings) -> None:
+def set_settings(cur: Cursor, settings: ReviewSettings) -> dict[str, int]:
+    """Store the settings; how many items of each kind the change opened again (a positive
+    count: they need more reviews now) or settled (negative), for the kinds where it changed
+    any."""
     if not 1 <= settings.reviews_per_item <= ReviewSettings.MAX_REVIEWS:
         raise StoreError(f"reviews per item must be between 1 and {ReviewSettings.MAX_REVIEWS}")
     if not 0 < settings.lease_minutes <= ReviewSettings.MAX_LEASE_MINUTES:
@@ -75,11 +78,16 @@ def set_settings(cur: Cursor, settings: ReviewSettings) -> None:
         ("lease_minutes", settings.lease_minutes),
     ):
         cur.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, json.dumps(value)])
+    opened: dict[str, int] = {}
     if before.reviews_per_item != settings.reviews_per_item:
         # Every item's state depends on it; only the rows whose state changes are written.
         for kind in KINDS.values():
             if kind.shared_reviews:
+                was = state_counts(cur, kind.name)["open"]
                 cur.execute(_state_update(kind.name, settings.reviews_per_item))
+                if change := state_counts(cur, kind.name)["open"] - was:
+                    opened[kind.name] = change
+    return opened
 
 
 # --- votes ------------------------------------------------------------------------------------

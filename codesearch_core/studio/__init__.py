@@ -122,7 +122,13 @@ from codesearch_core.studio.trajectory import (
     is_agent_run,
     trajectory_view,
 )
-from codesearch_core.studio.words import DROP_REASONS, drop_reason, human_size, plural
+from codesearch_core.studio.words import (
+    DROP_REASONS,
+    drop_reason,
+    human_size,
+    plural,
+    settings_change,
+)
 from codesearch_core.synthesis import SynthesisCounts
 
 __all__ = [
@@ -220,6 +226,7 @@ __all__ = [
     "rollout_policy",
     "rollouts_into_store",
     "run_item",
+    "settings_change",
     "side_by_side",
     "spans_from_table",
     "still_to_do",

@@ -43,3 +43,22 @@ def drop_reason(code: str) -> str:
     nearly as well (baseline_close)"); an unknown code as itself."""
     words = DROP_REASONS.get(code)
     return f"{words} (`{code}`)" if words else f"`{code}`"
+
+
+#: How a kind's items are named in a sentence ("3 proposals", "1 QA item").
+_ITEM_WORDS: Final = {"proposal": ("proposal", "proposals"), "episode": ("episode", "episodes"),
+                      "qa": ("QA item", "QA items"), "draft": ("draft", "drafts"),
+                      "drift": ("drift item", "drift items")}  # fmt: skip
+
+
+def settings_change(opened: Mapping[str, int], reviews: int) -> str:
+    """What a change of the reviews per item did to the items' states, in words: the items it
+    opened again and those it settled, by kind (`Store.set_review_settings`); "" when none
+    changed state (issue 39: a change reopened settled items without a word)."""
+    parts = []
+    for kind, n in opened.items():
+        one, many = _ITEM_WORDS.get(kind, (kind, kind + "s"))
+        items, are = plural(abs(n), one, many), "is" if abs(n) == 1 else "are"
+        parts.append(f"{items} settled by fewer reviews {are} open again" if n > 0
+                     else f"{items} that waited for more reviews {are} settled now")  # fmt: skip
+    return f"With {plural(reviews, 'review')} per item: {'; '.join(parts)}." if parts else ""

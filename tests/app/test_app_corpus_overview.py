@@ -129,3 +129,24 @@ def test_structural_search_starts_in_the_corpus_language_and_nothing_found_is_no
     at.sidebar.selectbox(key="corpus").set_value("telemetry").run()
     next(r for r in at.radio if str(r.key).endswith(":tool")).set_value("ast_grep_search").run()
     assert _field(at, "selectbox", "language").value == "python"  # type: ignore[attr-defined]
+
+
+def test_raising_the_reviews_per_item_says_how_many_settled_items_open_again(
+    studio_db: Path, reviewable_template: Path
+) -> None:
+    ids = seed_reviewable(studio_db, reviewable_template)
+    with stored(studio_db) as store:
+        for item in ids[:3]:
+            store.record_decision(item, DecisionAction.SKIP, "ann")  # a skip settles nothing
+        decided = [i for i in ids if store.accept_blocker(i) is None][:2]
+        for item in decided:
+            store.record_decision(item, DecisionAction.ACCEPT, "ann")
+    at = open_app("pages/overview.py", reviewer="lee")
+    at.number_input(key="rs:n").set_value(2)
+    next(b for b in at.button if "Save review settings" in str(b.label)).click().run()
+    assert not at.exception, at.exception
+    assert "With 2 reviews per item: 2 proposals settled by fewer reviews are open again." in texts(
+        at, "warning"
+    )
+    at.run()  # said once: the next run does not repeat it
+    assert not any("per item:" in w for w in texts(at, "warning"))

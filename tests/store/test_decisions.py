@@ -101,11 +101,15 @@ def test_an_item_is_resolved_by_the_reviews_it_needs_when_they_agree(
 
 def test_changing_the_reviews_per_item_restates_every_item(store: Store, items: list[str]) -> None:
     store.record_decision(items[0], "accept", "ann")
+    store.record_decision(items[1], "reject", "bob")
     assert _state(store, items[0]) == "accept"
-    store.set_review_settings(ReviewSettings(reviews_per_item=2))
+    # The change says what it did: two settled items open again, then settled again.
+    assert store.set_review_settings(ReviewSettings(reviews_per_item=2)) == {"proposal": 2}
     assert _state(store, items[0]) is None
-    store.set_review_settings(ReviewSettings(reviews_per_item=1))
+    assert store.set_review_settings(ReviewSettings(reviews_per_item=1)) == {"proposal": -2}
     assert _state(store, items[0]) == "accept"
+    assert store.set_review_settings(ReviewSettings(reviews_per_item=1, lease_minutes=9)) == {}
+
     with pytest.raises(StoreError, match="between 1 and 20"):
         store.set_review_settings(ReviewSettings(reviews_per_item=0))
 

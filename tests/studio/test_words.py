@@ -30,3 +30,11 @@ def test_drop_codes_come_with_words_and_the_code() -> None:
 def test_pcre2_is_spelled_as_its_project_spells_it() -> None:
     labels = {f.name: f.label for f in form_fields(ToolName.RIPGREP)}
     assert labels["pcre2"] == "PCRE2" and labels["case_sensitive"] == "Case sensitive"
+
+
+def test_a_change_of_reviews_per_item_says_what_it_opened_and_settled() -> None:
+    assert studio.settings_change({"proposal": 2, "qa": -1}, 2) == (
+        "With 2 reviews per item: 2 proposals settled by fewer reviews are open again; 1 QA item "
+        "that waited for more reviews is settled now."
+    )
+    assert studio.settings_change({}, 1) == ""
