@@ -71,23 +71,40 @@ def team() -> None:
     a = stats.agreement
     t1, t2, t3, t4 = st.columns(4)
     t1.metric("Reviews per item", stats.review_settings.reviews_per_item)
-    t2.metric("Items with 2+ reviews", f"{a.items:,}")
+    t2.metric("Items with 2+ reviews", f"{a.items:,}", help="proposals; other queues below")
     t3.metric("Percent agreement", _pct(a.percent), help="items on which every review is the same")
     t4.metric(
         "Krippendorff's alpha", "n/a" if a.alpha is None else f"{a.alpha:.2f}",
         help="chance-corrected agreement (nominal; 1 perfect, 0 chance); n/a with fewer than two "
         "items or a single label",
     )  # fmt: skip
-    if stats.reviewers:
+    # The figures above are the proposals'; every queue's are here (issue 39: Episodes, QA and
+    # Drafts decisions were left out).
+    others = [(k, g) for k, g in stats.agreement_by_queue if k != "proposal" and g.items]
+    if others:
         st.dataframe(
             pd.DataFrame(
                 [
-                    {"reviewer": r, "accepted": acc, "rejected": rej, "skipped": sk}
-                    for r, acc, rej, sk in stats.reviewers
+                    {"queue": studio.QUEUE_NAMES.get(k, k), "items with 2+ reviews": g.items,
+                     "agreement": _pct(g.percent),
+                     "alpha": "n/a" if g.alpha is None else f"{g.alpha:.2f}",
+                     "in conflict": g.conflicts}
+                    for k, g in stats.agreement_by_queue
                 ]
             ),
             hide_index=True,
-        )
+        )  # fmt: skip
+    if stats.reviewers_by_queue:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"reviewer": r, "queue": studio.QUEUE_NAMES.get(k, k), "accepted": acc,
+                     "rejected": rej, "skipped": sk}
+                    for r, k, acc, rej, sk in stats.reviewers_by_queue
+                ]
+            ),
+            hide_index=True,
+        )  # fmt: skip
     with st.form("review_settings", border=False):
         current = stats.review_settings
         f1, f2, f3 = st.columns([1, 1, 1], vertical_alignment="bottom")

@@ -88,14 +88,39 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
         "LEFT JOIN executions e ON e.proposal_seq = p.seq WHERE kind IS NOT NULL "
         f"GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {TOP_KINDS}"
     ).fetchall()
-    reviewers = cur.execute(
-        "SELECT reviewer, count(*) FILTER (WHERE action = 'accept'), "
+    # Every queue's votes (issue 39: the table counted proposals only); proposals' own figures
+    # stay where the charts above read them.
+    by_queue = cur.execute(
+        "SELECT reviewer, kind, count(*) FILTER (WHERE action = 'accept'), "
         "count(*) FILTER (WHERE action = 'reject'), count(*) FILTER (WHERE action = 'skip') "
-        "FROM votes WHERE kind = 'proposal' GROUP BY 1 ORDER BY 1"
+        "FROM votes GROUP BY 1, 2 ORDER BY 1, 2"
     ).fetchall()
+    reviewers = tuple(
+        (str(r), int(a), int(x), int(s)) for r, k, a, x, s in by_queue if k == "proposal"
+    )
+    queues = sorted({str(k) for _, k, *_ in by_queue} | {"proposal"})
+    in_conflict: dict[str, int] = dict(
+        cur.execute(
+            "SELECT kind, count(*) FROM (SELECT 'episode' AS kind FROM episodes WHERE decision = "
+            "'conflict' UNION ALL SELECT 'qa' FROM qa_items WHERE decision = 'conflict') GROUP BY 1"
+        ).fetchall()
+    )
+    proposals = agreement(cur, conflicts=c.conflicts)
     return DashboardStats(
-        reviewers=tuple((str(r), int(a), int(x), int(k)) for r, a, x, k in reviewers),
-        agreement=agreement(cur, conflicts=c.conflicts),
+        reviewers=reviewers,
+        reviewers_by_queue=tuple(
+            (str(r), str(k), int(a), int(x), int(s)) for r, k, a, x, s in by_queue
+        ),
+        agreement=proposals,
+        agreement_by_queue=tuple(
+            (
+                q,
+                proposals
+                if q == "proposal"
+                else agreement(cur, conflicts=in_conflict.get(q, 0), kind=q),
+            )
+            for q in queues
+        ),
         review_settings=review_settings(cur),
         counts=c,
         acceptance_rate=_rate(c.accepted, c.accepted + c.rejected),
@@ -115,13 +140,16 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
     )
 
 
-def agreement(cur: duckdb.DuckDBPyConnection, *, conflicts: int) -> Agreement:
-    """Agreement over items with two or more accept/reject votes (see `Agreement`)."""
+def agreement(
+    cur: duckdb.DuckDBPyConnection, *, conflicts: int, kind: str = "proposal"
+) -> Agreement:
+    """Agreement over the items of `kind` with two or more accept/reject votes (`Agreement`)."""
     rows = cur.execute(
         "SELECT v.item_id, v.reviewer, v.action = 'accept' FROM votes v "
-        "WHERE v.kind = 'proposal' AND v.action IN ('accept', 'reject') AND v.item_id IN "
-        "(SELECT item_id FROM votes WHERE kind = 'proposal' AND action IN ('accept', 'reject') "
-        "GROUP BY 1 HAVING count(*) >= 2)"
+        "WHERE v.kind = ? AND v.action IN ('accept', 'reject') AND v.item_id IN "
+        "(SELECT item_id FROM votes WHERE kind = ? AND action IN ('accept', 'reject') "
+        "GROUP BY 1 HAVING count(*) >= 2)",
+        [kind, kind],
     ).fetchall()
     if not rows:
         return Agreement(0, None, None, conflicts)

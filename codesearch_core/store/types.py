@@ -313,6 +313,10 @@ class DashboardStats:
     reject_error_kinds: tuple[tuple[str, int], ...]
     reviewers: tuple[tuple[str, int, int, int], ...] = ()  # reviewer, accepts, rejects, skips
     agreement: Agreement = Agreement(0, None, None, 0)
+    #: Every queue's: (reviewer, kind, accepts, rejects, skips), and each kind's agreement
+    #: (proposals always; another kind once it has votes).
+    reviewers_by_queue: tuple[tuple[str, str, int, int, int], ...] = ()
+    agreement_by_queue: tuple[tuple[str, Agreement], ...] = ()
     review_settings: ReviewSettings = ReviewSettings()
 
     def to_dict(self) -> dict[str, Any]:
@@ -321,6 +325,11 @@ class DashboardStats:
             {"reviewer": r, "accepted": a, "rejected": x, "skipped": s}
             for r, a, x, s in self.reviewers
         ]
+        d["reviewers_by_queue"] = [
+            {"reviewer": r, "queue": k, "accepted": a, "rejected": x, "skipped": s}
+            for r, k, a, x, s in self.reviewers_by_queue
+        ]
+        d["agreement_by_queue"] = {k: asdict(a) for k, a in self.agreement_by_queue}
         d["decisions_per_day"] = [
             {"day": day.isoformat(), "action": action, "count": n}
             for day, action, n in self.decisions_per_day

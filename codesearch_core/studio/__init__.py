@@ -124,6 +124,7 @@ from codesearch_core.studio.trajectory import (
 )
 from codesearch_core.studio.words import (
     DROP_REASONS,
+    QUEUE_NAMES,
     drop_reason,
     human_size,
     plural,
@@ -144,6 +145,7 @@ __all__ = [
     "QA_CARD_COMMAND",
     "QA_REJECT_REASONS",
     "QA_SAMPLE_COMMAND",
+    "QUEUE_NAMES",
     "REJECT_REASONS",
     "ROLLOUTS_COMMAND",
     "SYNTHESIS_STAGES",

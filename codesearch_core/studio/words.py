@@ -45,6 +45,10 @@ def drop_reason(code: str) -> str:
     return f"{words} (`{code}`)" if words else f"`{code}`"
 
 
+#: Each queue kind as the Review page's picker names it.
+QUEUE_NAMES: Final = {"proposal": "Proposals", "draft": "Drafts", "drift": "Drift",
+                      "episode": "Episodes", "qa": "QA"}  # fmt: skip
+
 #: How a kind's items are named in a sentence ("3 proposals", "1 QA item").
 _ITEM_WORDS: Final = {"proposal": ("proposal", "proposals"), "episode": ("episode", "episodes"),
                       "qa": ("QA item", "QA items"), "draft": ("draft", "drafts"),
