@@ -61,7 +61,7 @@ def _card(store: Store, card: studio.EpisodeCard, who: str) -> None:
         _queue_frame.progress(done, share)
         _queue_frame.step_row(seen, card.episode_id, key="episodes", on_step=QUEUE.step)
         state = {"accept": "accepted", "reject": "rejected", "conflict": "in conflict"}
-        reviews = " · ".join(f"{r} **{a}**" for r, (a, _) in card.votes.items()) or "none yet"
+        reviews, history = studio.reviews_seen(card, who)
         st.caption(
             f"Episode `{card.episode_id[:10]}` · {ep.engine}"
             + (f" · {ep.model}" if ep.model and ep.model != ep.engine else "")
@@ -77,7 +77,7 @@ def _card(store: Store, card: studio.EpisodeCard, who: str) -> None:
         page_param=TURNS_PARAM,
         intent=False,  # the card's heading shows it
     )
-    _queue_frame.history("ep:history", card.history)
+    _queue_frame.history("ep:history", history)
 
 
 def _actions(card: studio.EpisodeCard, can_undo: bool, mine: tuple[str, int] | None) -> None:

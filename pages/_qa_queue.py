@@ -59,7 +59,7 @@ def _card(store: Store, card: studio.QACard, who: str) -> None:
         _queue_frame.step_row(seen, card.qa_id, key="qa", on_step=QUEUE.step)
         state = {"accept": "correct", "reject": "incorrect", "conflict": "in conflict"}
         words = {"accept": "correct", "reject": "incorrect", "skip": "skipped"}
-        reviews = " · ".join(f"{r} **{words.get(a, a)}**" for r, (a, _) in card.votes.items())
+        reviews, history = studio.reviews_seen(card, who, words)
         st.caption(f"Item `{card.item.get('id', card.qa_id)}` · {card.dataset_line} · reviews: "
                    f"{reviews or 'none yet'} · item **{state.get(card.state or '', 'open')}**")  # fmt: skip
         st.subheader(str(card.item.get("intent", "")), anchor=False)
@@ -68,7 +68,7 @@ def _card(store: Store, card: studio.QACard, who: str) -> None:
     st.markdown("**Tool call**" if card.item.get("tool") != "plan" else "**Plan**")
     st.code(card.call_json, language="json")
     _answer_view.expected_code(str(card.item.get("corpus", "")), card.spans)
-    _queue_frame.history("qa:history", card.history)
+    _queue_frame.history("qa:history", history)
 
 
 def _actions(card: studio.QACard, can_undo: bool, mine: tuple[str, int] | None) -> None:

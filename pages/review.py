@@ -329,7 +329,7 @@ def _card() -> None:
             origin += f" · edited from `{proposal.parent_id[:10]}`"
         st.caption(f"Proposal `{stored.id[:10]}` (#{stored.seq}) · {origin}")
         state = {"accept": "accepted", "reject": "rejected", "conflict": "in conflict"}
-        reviews = " · ".join(f"{r} **{a}**" for r, (a, _) in item.votes.items()) or "none yet"
+        reviews, history = studio.reviews_seen(item, who)
         st.caption(f"Reviews: {reviews} · item **{state.get(item.state or '', 'open')}**")
         if item.decision is not None and item.decision.final:
             d = item.decision
@@ -388,7 +388,7 @@ def _card() -> None:
             _rerun_edited(item, result)
             st.rerun()
     _queue_frame.history(
-        "review:history", item.history, lambda: _raw(item), label="History and raw output"
+        "review:history", history, lambda: _raw(item), label="History and raw output"
     )
 
 

@@ -97,6 +97,7 @@ from codesearch_core.studio.review import (
     next_item_id,
     queue_place,
     rerun_edited,
+    reviews_seen,
     run_item,
     still_to_do,
 )
@@ -225,6 +226,7 @@ __all__ = [
     "queue_place",
     "render_lines_html",
     "rerun_edited",
+    "reviews_seen",
     "rollout_policy",
     "rollouts_into_store",
     "run_item",

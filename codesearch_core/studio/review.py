@@ -10,7 +10,14 @@ from codesearch_core import corpora
 from codesearch_core.errors import StoreError
 from codesearch_core.grading import diff_findings
 from codesearch_core.models import Proposal, ToolCall
-from codesearch_core.store import DecisionState, PendingExecution, QueueFilters, ReviewItem, Store
+from codesearch_core.store import (
+    DecisionEvent,
+    DecisionState,
+    PendingExecution,
+    QueueFilters,
+    ReviewItem,
+    Store,
+)
 from codesearch_core.studio.diff import FindingRow, finding_rows
 from codesearch_core.verify import task_for, verify_one
 
@@ -123,10 +130,16 @@ def queue_place(seen: Sequence[tuple[str, str | None]], current: str, done: int)
 
 class QueueCard(Protocol):
     """What every queue's card knows of its reviews (a proposal's `ReviewItem`, an
-    `EpisodeCard`, a `QACard`): the item's settled state and each reviewer's vote."""
+    `EpisodeCard`, a `QACard`): the item's settled state, each reviewer's vote and the log."""
 
     @property
     def state(self) -> str | None: ...
+
+    @property
+    def votes(self) -> Mapping[str, tuple[str, int]]: ...
+
+    @property
+    def history(self) -> tuple[DecisionEvent, ...]: ...
 
     def vote_of(self, reviewer: str) -> tuple[str, int] | None: ...
 
@@ -136,6 +149,24 @@ def still_to_do(card: QueueCard, reviewer: str) -> bool:
     and not voted on by them (another tab of theirs, or enough other reviewers, may have settled
     it since it was shown)."""
     return card.state is None and card.vote_of(reviewer) is None
+
+
+def reviews_seen(
+    card: QueueCard, reviewer: str, words: Mapping[str, str] | None = None
+) -> tuple[str, tuple[DecisionEvent, ...]]:
+    """The card's reviews as `reviewer` may see them: a line ("ann **accept** · bob **reject**")
+    and the decision log. Review is blind: while the item is still to do for them, others'
+    votes and events are hidden and only counted, so a second review is not anchored on the
+    first (issue 39; Label Studio and Argilla hide them the same way). Once they have voted, or
+    the item is settled or in conflict (a lead settling it), everything shows."""
+    said = words or {}
+    if still_to_do(card, reviewer):
+        others = [r for r in card.votes if r != reviewer.strip()]
+        line = f"{len(others)} hidden until you give yours" if others else "none yet"
+        mine = tuple(e for e in card.history if e.reviewer == reviewer.strip())
+        return line, mine
+    line = " · ".join(f"{r} **{said.get(a, a)}**" for r, (a, _) in card.votes.items())
+    return line or "none yet", card.history
 
 
 def finding_rows_for(item: ReviewItem) -> tuple[FindingRow, ...] | None:

@@ -13,6 +13,7 @@ from app_support import (
 )
 
 from codesearch_core.models import DecisionAction, Proposal, ToolCall, ToolName
+from codesearch_core.store import ReviewSettings
 from codesearch_core.verify.pending import verify_pending
 
 REVIEW = "pages/review.py"
@@ -213,3 +214,25 @@ def test_a_bulk_reject_needs_a_reason_and_a_confirmation_and_is_undone_as_one_ba
         ]
         assert history[0].batch_id is not None
         assert all(store.current_decision(i) is None for i in queue)
+
+
+def test_review_is_blind_until_ones_own_vote_then_the_others_show(
+    studio_db: Path, reviewable_template: Path
+) -> None:
+    # Issue 39: with two reviews per item, the second reviewer saw "Reviews: bob accept" before
+    # deciding, so agreement measured anchored votes.
+    queue = seed_reviewable(studio_db, reviewable_template)
+    with stored(studio_db) as store:
+        store.set_review_settings(ReviewSettings(reviews_per_item=2))
+        first = queue[0]
+        store.record_decision(first, DecisionAction.SKIP, "bob")  # bob's, on ann's first card
+        store.record_decision(first, DecisionAction.REJECT, "cid")
+    at = open_app(REVIEW, reviewer="ann")
+    assert heading(at).startswith("#### Item 1 of")
+    captions = texts(at, "caption")
+    assert any("Reviews: 2 hidden until you give yours" in c for c in captions), captions
+    assert not any("cid" in c or "bob" in c for c in captions)
+    at.button(key="skip").click().run()  # ann's own vote: the item is no longer to do for her
+    at.button(key="review:previous").click().run()
+    assert heading(at).startswith("#### Item 1 of")
+    assert any("bob **skip** · cid **reject** · ann **skip**" in c for c in texts(at, "caption"))

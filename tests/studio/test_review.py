@@ -154,3 +154,24 @@ def test_a_card_stepped_back_to_is_placed_where_it_was_decided() -> None:
     assert [studio.queue_place(seen, i, done=2) for i in ("e1", "e2", "e3")] == [1, 2, 3]
     assert studio.queue_place(seen, "e4", done=2) == 3  # still to do: after the decided ones
     assert studio.queue_place([], "e1", done=0) == 1
+
+
+def test_others_reviews_are_hidden_while_the_item_is_to_do_and_shown_after(seeded: Store) -> None:
+    _propose_and_verify(seeded, n=1)
+    store = seeded
+    queue = [i.proposal_id for i in store.review_queue(limit=5).items]
+    store.record_decision(queue[0], DecisionAction.REJECT, "bob", note="misses a file")
+    item = store.review_item(queue[0])
+    assert item is not None and item.state == "reject"  # one review settles it: all shown
+    store.undo_last("bob")
+    store.record_decision(queue[0], DecisionAction.SKIP, "bob")
+    item = store.review_item(queue[0])
+    assert item is not None
+    line, history = studio.reviews_seen(item, "ann")
+    assert (line, history) == ("1 hidden until you give yours", ())  # bob's events too
+    store.record_decision(queue[0], DecisionAction.SKIP, "ann")
+    item = store.review_item(queue[0])
+    assert item is not None
+    line, history = studio.reviews_seen(item, "ann", {"skip": "skipped"})
+    assert line == "bob **skipped** · ann **skipped**"
+    assert [e.reviewer for e in history] == ["bob", "bob", "bob", "ann"]
