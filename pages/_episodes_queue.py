@@ -112,7 +112,6 @@ def _actions(card: studio.EpisodeCard, can_undo: bool, mine: tuple[str, int] | N
         note_key=QUEUE.note_key(episode_id),
         note_placeholder="note · Enter, then A / X / S",
         blocked=blocked,
+        conflict=_queue_frame.Conflict("episode", episode_id, "ep:", QUEUE.decide, why)
+        if card.state == "conflict" else None,
     )  # fmt: skip
-    if card.state == "conflict":
-        _queue_frame.final_row("episode", episode_id, key="ep:", decide=QUEUE.decide,
-                               accept_blocked=why)  # fmt: skip

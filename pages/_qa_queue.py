@@ -108,7 +108,6 @@ def _actions(card: studio.QACard, can_undo: bool, mine: tuple[str, int] | None) 
         note_key=QUEUE.note_key(qa_id),
         note_placeholder="note · Enter, then A / X / S",
         extra=reason,
+        conflict=_queue_frame.Conflict("item", qa_id, "qa:", QUEUE.decide)
+        if card.state == "conflict" else None,
     )  # fmt: skip
-    if card.state == "conflict":
-        _queue_frame.final_row("item", qa_id, key="qa:", decide=QUEUE.decide,
-                               accept_blocked=None)  # fmt: skip

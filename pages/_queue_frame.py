@@ -8,7 +8,7 @@ Drafts queue ignored them and said nothing).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import pandas as pd
@@ -38,6 +38,50 @@ class Choice:
     on_click: Callable[..., None] | None = None
     args: tuple[Any, ...] = ()
     width: float = 1.4
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An item in conflict on the card: the action row's A and X become a lead's final decisions
+    (`decide(item_id, action, None, True)`), where they used to cast one more ordinary vote that
+    could not settle it (issue 39). `what` names the item in the warning; `key` prefixes the
+    buttons' keys (`{key}final_accept`)."""
+
+    what: str
+    item_id: str
+    key: str
+    decide: Callable[..., None]
+    accept_blocked: str | None = None
+    can_decide: bool = True
+
+
+def _settling(choices: Sequence[Choice], conflict: Conflict) -> list[Choice]:
+    """The row with its A and X choices turned into Final: accept and Final: reject, and the
+    warning that says who may use them."""
+    not_lead = _shared.denial(Action.RESOLVE)
+    st.warning(f"Reviewers disagree on this {conflict.what}. A lead's final decision settles it"
+               + (f" ({not_lead})." if not_lead else ": **A** final accept, **X** final reject."),
+               icon=":material/gavel:")  # fmt: skip
+    finals = {
+        "A": ("accept", DecisionAction.ACCEPT, conflict.accept_blocked),
+        "X": ("reject", DecisionAction.REJECT, None),
+    }
+    row = []
+    for c in choices:
+        if c.shortcut not in finals:
+            row.append(c)
+            continue
+        word, action, blocked = finals[c.shortcut]
+        row.append(
+            replace(
+                c, label=f"Final: {word}", icon=":material/gavel:",
+                key=f"{conflict.key}final_{word}", word=f"final {word}",
+                disabled=not conflict.can_decide or blocked is not None or bool(not_lead),
+                help=not_lead or blocked, on_click=conflict.decide,
+                args=(conflict.item_id, action, None, True),
+            )
+        )  # fmt: skip
+    return row
 
 
 def position(where: str, left: str) -> None:
@@ -95,10 +139,13 @@ def action_row(
     note_placeholder: str = "note · Enter, then a key",
     extra: Callable[[], None] | None = None,
     blocked: str | None = None,
+    conflict: Conflict | None = None,
 ) -> Mapping[str, bool]:
     """The buttons, the note and an optional extra widget (a reject reason) on one row, under it
     why a greyed button is greyed (`blocked`, markdown) and the key hints; returns which buttons
-    were clicked this run, by key."""
+    were clicked this run, by key. An item in `conflict`: A and X are a lead's final decisions."""
+    if conflict is not None:
+        choices = _settling(choices, conflict)
     widths = [c.width for c in choices] + [2.6] + ([2.2] if extra else [])
     # Keyed, so a narrow window wraps the row instead of cutting "Reject" to "rejec" (_layout).
     st.html(_layout.ACTION_ROW_CSS)
@@ -125,31 +172,6 @@ def action_row(
         st.caption("Keys: " + " · ".join(hints) + " · **Enter** or **Esc** leaves the note")
     _layout.keys_leave_fields()
     return clicked
-
-
-def final_row(
-    what: str,
-    item_id: str,
-    *,
-    key: str,
-    decide: Callable[..., None],
-    accept_blocked: str | None,
-    can_decide: bool = True,
-) -> None:
-    """An item in conflict: the reason, and a lead's Final: accept / Final: reject, each
-    `decide(item_id, action, None, True)`. Only a lead may; the store refuses anyone else's final
-    decision as well."""
-    not_lead = _shared.denial(Action.RESOLVE)
-    st.warning(f"Reviewers disagree on this {what}. A final decision settles it"
-               + (f" ({not_lead})." if not_lead else ":"), icon=":material/gavel:")  # fmt: skip
-    r1, r2, _ = st.columns([2, 2, 5])
-    r1.button("Final: accept", icon=":material/gavel:", key=f"{key}final_accept",
-              disabled=not can_decide or accept_blocked is not None or bool(not_lead),
-              on_click=decide, args=(item_id, DecisionAction.ACCEPT, None, True),
-              help=not_lead or accept_blocked)  # fmt: skip
-    r2.button("Final: reject", icon=":material/gavel:", key=f"{key}final_reject",
-              disabled=not can_decide or bool(not_lead), on_click=decide,
-              args=(item_id, DecisionAction.REJECT, None, True), help=not_lead)  # fmt: skip
 
 
 def flash(kind: str, text: str) -> None:

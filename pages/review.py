@@ -243,10 +243,9 @@ def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
         note_placeholder="note · Enter, then A / X / S",
         extra=reject_reason,
         blocked=under_row,
+        conflict=_queue_frame.Conflict("item", stored.id, "", _decide, why_not, bool(who))
+        if item.state == "conflict" else None,
     )  # fmt: skip
-    if item.state == "conflict":
-        _queue_frame.final_row("item", stored.id, key="", decide=_decide, accept_blocked=why_not,
-                               can_decide=bool(who))  # fmt: skip
 
 
 @st.fragment
@@ -306,13 +305,18 @@ def _card() -> None:
     bp, stored = item.blueprint, item.proposal
     proposal = stored.proposal
     # Position among every item the filters select, decided or not: it does not shift as you go.
-    position, total = store.queue_position(replace(filters, decision=DecisionState.ANY), stored.id)
+    # Conflicts are counted among themselves: a lead settling them read "Item 71 of 245"
+    # (issue 39).
+    settling = DecisionState(filters.decision) is DecisionState.CONFLICT
+    placed = filters if settling else replace(filters, decision=DecisionState.ANY)
+    position, total = store.queue_position(placed, stored.id)
     left_to_do = store.review_queue(filters, limit=0).total
 
     # Header: where we are, and what this item is.
     head, status = st.columns([3, 2])
     with head:
-        where = f"Item {position} of {total}" if position else "Item (outside the filters)"
+        noun = "Conflict" if settling else "Item"
+        where = f"{noun} {position} of {total}" if position else f"{noun} (outside the filters)"
         _queue_frame.position(where, f"{left_to_do} {filters.decision.value}")
         if who:
             _queue_frame.progress(*store.queue_progress(who))

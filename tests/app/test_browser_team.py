@@ -147,9 +147,13 @@ def test_two_reviewers_at_once_two_reviews_per_item(
     ann.wait_for_selector("text=Reviewers disagree on this item")
     settle(ann)
     assert "decision=conflict" in ann.url
+    ann.get_by_text(f"Conflict 1 of {n_conflicts}").first.wait_for()  # among the conflicts
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     ann.screenshot(path=str(SCREENSHOTS / "review_team.png"))  # the README's team section shows it
-    ann.get_by_role("button", name="Final: reject").click()
+    # On a conflict card X is the lead's final reject, not one more ordinary vote (issue 39).
+    ann.get_by_text("X final reject").first.wait_for()
+    ann.locator("body").press("x")
+    ann.get_by_text("Final: Rejected").first.wait_for()
     settle(ann)
     server.stop()
 
