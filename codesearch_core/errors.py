@@ -66,6 +66,11 @@ class CorpusError(CodesearchError):
     """An unknown corpus, or a path that leaves the corpus root."""
 
 
+class ModelError(CodesearchError):
+    """A model's weights cannot be added or found: an unknown name, a file that does not match its
+    pin, a GGUF transformers cannot read, no environment with torch to convert it."""
+
+
 class StoreError(CodesearchError):
     """The DuckDB store cannot be opened or written (locked, newer schema, corrupt file)."""
 

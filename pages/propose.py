@@ -150,7 +150,7 @@ with st.container(border=True):
             "Max model len", 256, 1_048_576, preset.max_model_len if preset else 4096, step=1024,
             key=f"pe:vllm_len:{key}"))  # fmt: skip
         gpu_util = float(v3.slider("GPU memory", 0.1, 1.0, 0.9, key="pe:vllm_gpu"))
-        eager = v4.toggle("Eager (no CUDA graphs)", key="pe:vllm_eager")
+        eager = v4.toggle("Eager (no CUDA graphs; always on a CPU)", key="pe:vllm_eager")
         f1, f2, f3, f4 = st.columns(4)
         formats = list(TOOL_FORMATS)
         tool_format = f1.selectbox(
@@ -185,7 +185,7 @@ with st.container(border=True):
             with _shared.shown_errors():
                 settings = _vllm.vllm_settings(
                     model=model, tensor_parallel_size=tp, max_model_len=max_len,
-                    gpu_memory_utilization=gpu_util, enforce_eager=eager, dtype=dtype,
+                    gpu_memory_utilization=gpu_util, enforce_eager=eager or None, dtype=dtype,
                     tool_format=tool_format, compact_json=compact, kv_cache_gib=kv_gib or None,
                     chat_template_kwargs=preset.chat_template_kwargs if preset else (),
                 )  # fmt: skip

@@ -25,6 +25,7 @@ LAYERS: tuple[str, ...] = (
     "tools",
     "grading",
     "corpora",
+    "weights",
     "engines",
     "store",
     "ingest",
@@ -33,6 +34,7 @@ LAYERS: tuple[str, ...] = (
     "synthesis",
     "gym",
     "dataset",
+    "train",
     "studio",
     "cli",
 )
@@ -174,6 +176,35 @@ def test_no_import_cycle_anywhere_in_codesearch_core() -> None:
 def test_every_unit_of_codesearch_core_has_a_layer() -> None:
     units = {unit_of(m) for m in core_modules()} - OUTSIDE_LAYERS
     assert units <= set(LAYERS), f"give these a place in LAYERS: {sorted(units - set(LAYERS))}"
+
+
+def test_the_architecture_doc_lists_every_layer_top_down_and_every_module_of_each() -> None:
+    # docs/architecture.md's layer list: one entry per layer ("gym       the same tasks ..."),
+    # top to bottom; the ground floor shares one line. A layer left out (the gym was, issue 38)
+    # or a module no entry names fails here.
+    doc = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = doc.split("```\n", 2)[1]
+    entries: dict[str, str] = {}
+    for line in block.splitlines():
+        if line.startswith("models · errors · config"):
+            entries["models · errors · config"] = line
+        elif line and not line.startswith(" "):
+            entries[line.split()[0]] = line
+        elif entries:
+            last = next(reversed(entries))
+            entries[last] += " " + line.strip()
+    ground = "models · errors · config"
+    listed = [u for e in entries for u in (e.split(" · ") if e == ground else [e])]
+    assert listed == [*reversed(LAYERS[3:]), "models", "errors", "config"]
+    for unit, text in entries.items():
+        package = CORE / unit
+        if unit == ground or not package.is_dir():
+            continue
+        # The command modules are named by their pattern ("one `*_cmds` module per group").
+        modules = {p.stem for p in package.glob("*.py") if not p.stem.endswith("_cmds")}
+        modules -= {"__init__"}
+        unnamed = sorted(m for m in modules if m not in text)
+        assert not unnamed, f"docs/architecture.md's {unit} entry names no {unnamed}"
 
 
 def test_imports_go_down_the_layers_only() -> None:

@@ -44,6 +44,7 @@ COMMANDS: Final = (
         "tool_cmds",
     ),
     Command("corpus", "the corpora: add, list, check, pin", "corpus_cmds"),
+    Command("model", "models as pinned inputs: add, list", "model_cmds"),
     Command("seeds", "the seed blueprints: the verified core", "seeds_cmds"),
     Command("db", "create, fill and inspect the curation store", "data_cmds"),
     Command(
@@ -88,6 +89,11 @@ COMMANDS: Final = (
         "rollouts",
         "sample agent episodes in the gym and keep the good ones in the store",
         "rollout_cmds",
+    ),
+    Command(
+        "train",
+        "fine-tune a model on a data set: sft, rft or grpo (TRL, in the torch venv)",
+        "train_cmds",
     ),
     Command(
         "serve-model",
@@ -140,9 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CodesearchError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print("interrupted", file=sys.stderr)
-        return 130
+        # 143 when an engine's stop path took a SIGTERM (`engines.Stopped`), else Ctrl-C's 130
+        return int(getattr(err, "exit_code", 130))
     except BrokenPipeError:
         # The reader went away (`codesearch grade ... --json | head`): stop quietly with 0, as rg
         # does, not with a traceback. stdout is pointed at /dev/null so the flush at exit does not

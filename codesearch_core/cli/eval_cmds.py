@@ -27,7 +27,7 @@ ENGINES = ("mutations", "openai", "vllm", "import", "reference")
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     from codesearch_core.cli.gym_cmds import add_agent_arguments
-    from codesearch_core.cli.propose_cmds import add_engine_arguments
+    from codesearch_core.cli.propose_cmds import add_engine_arguments, seed_sets_help
 
     p = sub.add_parser(
         "eval",
@@ -52,8 +52,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--blueprints",
         default="seeds",
         metavar="SOURCE",
-        help="'seeds' (default), 'store', a blueprints JSONL file, tag:NAME (the seeds with a "
-        "tag) or split:eval (the store's held-out blueprints)",
+        help=f"{seed_sets_help()}; the same set with or without --agent (without, its plans are "
+        "left out: one call cannot answer them); 'store', a blueprints JSONL file, tag:NAME (the "
+        "seeds with a tag) or split:eval (the store's held-out blueprints)",
     )
     p.add_argument("--tag", help="only blueprints with this tag (of any SOURCE)")
     p.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
@@ -87,8 +88,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return _manage(args)
     if args.agent:
         from codesearch_core.cli.gym_cmds import cmd_agent_eval
+        from codesearch_core.cli.propose_cmds import engine_interrupts
 
-        return cmd_agent_eval(args)
+        with engine_interrupts(args.engine or ""):  # vLLM: the engine's stop path, load included
+            return cmd_agent_eval(args)
     if args.import_json is not None:
         with open_store(args.db) as store:
             report = import_json_runs(store, args.import_json)
@@ -113,8 +116,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_search_environment(bp.corpus for bp in blueprints if bp.plan is None)
     if args.engine == "openai":
         check_server(args)
-    with engine_interrupts(args.engine):
-        run = _evaluate(args, blueprints, label)
+    try:
+        with engine_interrupts(args.engine):
+            run = _evaluate(args, blueprints, label)
+    except KeyboardInterrupt:
+        print("interrupted: nothing stored (an eval run is stored whole, once graded)",
+              file=sys.stderr)  # fmt: skip
+        raise
     store_and_print(args, run, "eval run", None, ("mean_reward", "pass_at_k"))
     return EXIT_OK
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from codesearch_core.errors import EngineError, InputFileError
 
 
-def select_blueprints(
-    args: argparse.Namespace, seeds: Callable[[], list[Any]] | None = None
-) -> tuple[list[Any], str]:
-    """The set and its label: SOURCE, then --tag and --split. `seeds` loads what 'seeds' names
-    (default: the first seed file, the single-call eval's set)."""
+def select_blueprints(args: argparse.Namespace) -> tuple[list[Any], str]:
+    """The set and its label: SOURCE, then --tag and --split. A seed set means the same for the
+    single-call eval and the agent's (`corpora.seed_sets`); tag:NAME is the `seeds` with a tag."""
     from codesearch_core.cli.propose_cmds import load_blueprints
 
     source: str = args.blueprints
@@ -29,7 +27,7 @@ def select_blueprints(
         source, split = "store", source[6:]
         if split not in ("train", "eval"):
             raise InputFileError(f"{args.blueprints!r}: the split is train or eval")
-    blueprints = seeds() if source == "seeds" and seeds else load_blueprints(source, args.db)
+    blueprints = load_blueprints(source, args.db)
     if tag:
         blueprints = [bp for bp in blueprints if tag in bp.tags]
     if split:

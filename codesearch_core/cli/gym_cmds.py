@@ -4,8 +4,9 @@ environment server, for trainers: `gym.openenv_server`).
 
 `eval --agent` takes the engines `reference` (the blueprint's own calls, then their findings: no
 model), `import --from FILE` (recorded episodes replayed through the environment), and the model
-engines `openai` and `vllm` (`gym.chat`). Its `--blueprints seeds` is every seed file: the gym's
-tasks are every seed, the real packages' too when they are fetched.
+engines `openai` and `vllm` (`gym.chat`). Its `--blueprints` names the same sets as every other
+command's (`corpora.seed_sets`): `seeds` the fixture corpora's seed file, `seeds-all` every seed
+file, the real packages' too (their tasks are played when their corpora are fetched).
 """
 
 from __future__ import annotations
@@ -49,9 +50,11 @@ def add_agent_arguments(p: argparse.ArgumentParser, *, with_flag: bool = True) -
 def add_task_set_arguments(p: argparse.ArgumentParser) -> None:
     """`--blueprints`, `--tag`, `--split` and `--db`: the task set of `gym tasks`, `gym serve` and
     `rollouts` (`agent_tasks` reads them)."""
+    from codesearch_core.cli.propose_cmds import seed_sets_help
+
     p.add_argument("--blueprints", default="seeds", metavar="SOURCE",
-                   help="the task set: 'seeds' (every seed file, the default), 'store', a blueprints "
-                   "JSONL file, tag:NAME or split:eval")  # fmt: skip
+                   help=f"the task set: {seed_sets_help()}; 'store', a blueprints JSONL file, "
+                   "tag:NAME (the seeds with a tag) or split:eval")  # fmt: skip
     p.add_argument("--tag", help="only blueprints with this tag")
     p.add_argument("--split", choices=("train", "eval"), help="only blueprints of this split")
     p.add_argument("--db", type=Path, default=None, metavar="PATH", help="the store")
@@ -109,12 +112,12 @@ def settings_from(args: argparse.Namespace) -> Any:
 
 
 def agent_tasks(args: argparse.Namespace) -> tuple[Any, str]:
-    """The task set of `--blueprints` (`seeds` is every seed file) after --tag / --split; tasks
-    whose corpus is missing are named on stderr and left out."""
+    """The task set of `--blueprints` after --tag / --split; tasks whose corpus is missing are
+    named on stderr and left out."""
     from codesearch_core.cli.eval_sources import select_blueprints
-    from codesearch_core.gym import as_tasks, check_playable, missing_summary, seed_blueprints
+    from codesearch_core.gym import as_tasks, check_playable, missing_summary
 
-    blueprints, label = select_blueprints(args, seeds=seed_blueprints)
+    blueprints, label = select_blueprints(args)
     tasks = as_tasks(blueprints)
     if tasks.missing:
         print(missing_summary(tasks.missing), file=sys.stderr)

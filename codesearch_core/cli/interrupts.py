@@ -1,5 +1,7 @@
 """Ctrl-C for long commands that keep what they finished (synthesize, rollouts): the first one asks
-the work to stop at its next boundary and the report still prints; the second quits at once."""
+the work to stop at its next boundary and the report still prints; the second quits at once.
+With a vLLM engine running, the engine's stop path (`engines.engine_stop_path`) has the signals
+instead: its next boundary can be a whole batch of generation away."""
 
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ def stop_on_ctrl_c(what: str) -> Iterator[threading.Event]:
     quit now)`; a second one raises KeyboardInterrupt as usual. Without this, KeyboardInterrupt
     would unwind through the work and take its report with it."""
     asked = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield asked  # signal handlers can only be set from the main thread
+    if threading.current_thread() is not threading.main_thread() or _engine_stop_path_open():
+        # signal handlers can only be set from the main thread; and with a model engine running,
+        # the engine's stop path has the signals: a stop there must not wait for a whole batch
+        yield asked
         return
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:
@@ -32,3 +36,9 @@ def stop_on_ctrl_c(what: str) -> Iterator[threading.Event]:
         yield asked
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _engine_stop_path_open() -> bool:
+    from codesearch_core.engines import stop_path_open  # the package never imports vLLM
+
+    return stop_path_open()

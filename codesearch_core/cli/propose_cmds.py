@@ -22,7 +22,12 @@ from typing import Any, Final, TextIO, TypeVar
 
 from codesearch_core import config
 from codesearch_core.cli.progress import Progress
-from codesearch_core.corpora import load_seed_blueprints, read_blueprints_jsonl
+from codesearch_core.corpora import (
+    SEED_SETS,
+    describe_seed_set,
+    load_seed_set,
+    read_blueprints_jsonl,
+)
 from codesearch_core.engines import (
     DEFAULT_PRESET,
     DEFAULT_TOOL_FORMAT,
@@ -65,7 +70,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--blueprints",
         default="seeds",
         metavar="SOURCE",
-        help="'seeds' (the shipped set, default), 'store' (the store's), or a blueprints JSONL file",
+        help=f"{seed_sets_help()}; 'store' (the store's), or a blueprints JSONL file",
     )
     p.add_argument("--ids", nargs="+", metavar="ID", help="only these blueprint ids")
     p.add_argument(
@@ -132,7 +137,21 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
         "--dtype",
         help="default: the preset's, else auto (the dtype the weights are stored in)",
     )
-    vllm.add_argument("--enforce-eager", action="store_true")
+    vllm.add_argument(
+        "--enforce-eager",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="no torch.compile or CUDA graphs (default: on a CPU, where compiling takes minutes "
+        "at every start; --no-enforce-eager compiles there too)",
+    )
+    vllm.add_argument(
+        "--tool-template",
+        choices=("auto", "model", "project"),
+        default="auto",
+        help="how the tools reach the model: auto (default) its chat template, or the project's "
+        "tool template (Hermes markers, compact JSON, the tools in the system message) when its "
+        "template drops them; model / project: always that one",
+    )
     vllm.add_argument(
         "--batch-size", type=int, default=256, help="blueprints per LLM.chat call (default 256)"
     )
@@ -194,13 +213,13 @@ def run_propose(args: argparse.Namespace) -> int:
 
 
 def engine_interrupts(engine: str) -> contextlib.AbstractContextManager[None]:
-    """With vLLM, a Ctrl-C that lands in one of its threads still stops the command: without
-    this, one during start-up waited out vLLM's 600 s engine-ready timeout."""
+    """With vLLM, the engine's stop path (`engines.stopping`): SIGINT or SIGTERM at any moment stops
+    the command and the engine's processes within the grace, exit 130 / 143."""
     if engine != "vllm":
         return contextlib.nullcontext()
-    from codesearch_core.engines import interrupts_reach_main_thread
+    from codesearch_core.engines import engine_stop_path
 
-    return interrupts_reach_main_thread()
+    return engine_stop_path()
 
 
 def _propose(args: argparse.Namespace, blueprints: list[Blueprint]) -> int:
@@ -231,6 +250,10 @@ def _propose(args: argparse.Namespace, blueprints: list[Blueprint]) -> int:
             counts["valid"] += sum(p.valid for p in proposals)
             no_answer.extend(p for p in proposals if not p.valid and not p.raw_text and p.error)
             progress.update(progress.done, proposals=counts["proposals"], valid=counts["valid"])
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"interrupted: {counts['proposals']} proposals kept in {sink.where}", file=sys.stderr)
+        raise
     finally:
         progress.close()
         sink.close()
@@ -274,10 +297,18 @@ def _chunk_progress(progress: Progress, start: int, size: int) -> ProgressFn:
     return report
 
 
+def seed_sets_help() -> str:
+    """What `--blueprints` says of the seed sets, in every command that takes them."""
+    return "; ".join(
+        describe_seed_set(name) + (" (default)" if i == 0 else "") for i, name in
+        enumerate(SEED_SETS)
+    )  # fmt: skip
+
+
 def load_blueprints(source: str, db: Path | None = None) -> list[Blueprint]:
-    """'seeds', 'store', or a blueprints JSONL path."""
-    if source == "seeds":
-        return load_seed_blueprints()
+    """A seed set ('seeds', 'seeds-all': `corpora.seed_sets`), 'store', or a blueprints JSONL."""
+    if source in SEED_SETS:
+        return load_seed_set(source)
     if source == "store":
         from codesearch_core.cli.store_access import open_store
 
@@ -363,11 +394,13 @@ def build_engine(args: argparse.Namespace) -> Engine:
             )
         )
     from codesearch_core.engines import VllmSettings, get_vllm_engine
+    from codesearch_core.weights import resolve_model
 
     preset = _preset(args)
     return get_vllm_engine(
         VllmSettings(
-            model=model_name(args),
+            # a model added by `codesearch model add` is loaded from its pinned folder
+            model=resolve_model(model_name(args)),
             tensor_parallel_size=args.tp,
             pipeline_parallel_size=args.pp,
             # None: 4096, or the model's own limit when smaller (the engine says which)
@@ -379,6 +412,7 @@ def build_engine(args: argparse.Namespace) -> Engine:
             compact_json=args.compact_json,
             grammar_backend=args.grammar_backend,
             tool_format=_tool_format(args),
+            tool_template=args.tool_template,
             chat_template=args.chat_template,
             chat_template_kwargs=preset.chat_template_kwargs if preset else (),
             kv_cache_gib=args.kv_cache_gib,

@@ -54,6 +54,21 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def cmd_rollouts(args: argparse.Namespace) -> int:
+    """With vLLM, under the engine's stop path from its start on: SIGINT / SIGTERM stop the run
+    and the engine within the grace (the Ctrl-C that waits for the tasks in flight would wait for
+    a whole batch of generation)."""
+    from codesearch_core.cli.propose_cmds import engine_interrupts
+
+    try:
+        with engine_interrupts(args.engine):
+            return _rollouts(args)
+    except KeyboardInterrupt:
+        print("interrupted: the episodes stored before it are kept; the same command again goes "
+              "on with the tasks left", file=sys.stderr)  # fmt: skip
+        raise
+
+
+def _rollouts(args: argparse.Namespace) -> int:
     from codesearch_core.cli.gym_cmds import agent_policy, agent_tasks, settings_from
     from codesearch_core.cli.interrupts import stop_on_ctrl_c
     from codesearch_core.cli.store_access import open_store

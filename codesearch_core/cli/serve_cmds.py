@@ -1,6 +1,8 @@
 """Sub-command: serve-model. Starts vLLM's OpenAI-compatible server for `--engine openai`, with the
-machine defaults the in-process engine uses (`engines.vllm_server`), by exec: the server then is
-this process, so a signal (Ctrl-C, SIGTERM) reaches it as if it had been started by hand.
+machine defaults the in-process engine uses (`engines.vllm_server`), and stays its supervisor
+(`engines.run_supervised`): SIGINT or SIGTERM to this process, or Ctrl-C at its terminal, give the
+server one SIGTERM (its graceful shutdown), kill whatever of it is left once the grace
+(`engines.STOP_GRACE_S`) is spent, and exit 130 / 143; a second signal ends it all at once.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "serve-model",
         help="start vLLM's OpenAI-compatible server with this machine's defaults",
         description=(
-            "Exec `python -m vllm.entrypoints.openai.api_server` (this python's vLLM) with the "
+            "Run `python -m vllm.entrypoints.openai.api_server` (this python's vLLM) with the "
             "defaults `propose --engine vllm` uses on this machine (CPU: worker threads on their "
             "own cores, a 2 GiB KV cache; the dtype the weights are stored in; the model's "
             "context limit) and the tool-call flags for --engine openai. Arguments after `--` go "
@@ -47,6 +49,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--compact-json", action=argparse.BooleanOptionalAction, default=True,
         help="no whitespace between JSON tokens (default on)",
     )  # fmt: skip
+    p.add_argument(
+        "--enforce-eager", action=argparse.BooleanOptionalAction, default=None,
+        help="no torch.compile (default: on a CPU, where compiling takes minutes at every start)",
+    )  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="print the command, start nothing")
     p.add_argument("server_args", nargs=argparse.REMAINDER, help="after --: for vLLM's server")
     p.set_defaults(func=run_serve)
@@ -68,7 +74,12 @@ def _on_cpu() -> bool:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from codesearch_core.engines import DEFAULT_TOOL_FORMAT, get_preset, server_command
+    from codesearch_core.engines import (
+        DEFAULT_TOOL_FORMAT,
+        get_preset,
+        run_supervised,
+        server_command,
+    )
 
     if importlib.util.find_spec("vllm") is None:
         raise EngineError(
@@ -82,8 +93,15 @@ def run_serve(args: argparse.Namespace) -> int:
     extra = list(args.server_args)
     if extra[:1] == ["--"]:
         extra = extra[1:]
+    from codesearch_core.weights import resolve_model
+
+    model = preset.hf_id if preset else resolve_model(args.model)
+    if model != args.model and not preset and "--served-model-name" not in extra:
+        # a model added by name is served under that name: `--engine openai --model NAME` asks
+        # for it as the user wrote it, not for the cache folder it was loaded from
+        extra += ["--served-model-name", args.model]
     command = server_command(
-        model=preset.hf_id if preset else args.model,
+        model=model,
         tensor_parallel_size=args.tp,
         on_cpu=_on_cpu(),
         dtype=args.dtype or (preset.dtype if preset else None) or "auto",
@@ -91,6 +109,7 @@ def run_serve(args: argparse.Namespace) -> int:
         kv_cache_gib=args.kv_cache_gib,
         tool_format=args.tool_format or (preset.tool_format if preset else DEFAULT_TOOL_FORMAT),
         compact_json=args.compact_json,
+        enforce_eager=args.enforce_eager,
         host=args.host,
         port=args.port,
         extra=extra,
@@ -103,4 +122,4 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.dry_run:
         return 0
     sys.stdout.flush()
-    os.execve(sys.executable, argv, {**os.environ, **command.env})
+    return run_supervised(argv, {**os.environ, **command.env})

@@ -99,10 +99,11 @@ def _writer(args: argparse.Namespace) -> IntentWriter:
         )
         return openai_writer(engine, sampling, n=args.n)
     from codesearch_core.engines import VllmSettings, get_vllm_engine
+    from codesearch_core.weights import resolve_model
 
     vllm = get_vllm_engine(
         VllmSettings(
-            model=args.model,
+            model=resolve_model(args.model),
             tensor_parallel_size=args.tp,
             max_model_len=args.max_model_len,
             seed=args.seed,
@@ -119,6 +120,21 @@ def _line(counts: SynthesisCounts) -> str:
 
 
 def cmd_synthesize(args: argparse.Namespace) -> int:
+    """With vLLM, under the engine's stop path from its start on: SIGINT / SIGTERM stop the run and
+    the engine within the grace, the drafts kept so far stay stored."""
+    from codesearch_core.cli.propose_cmds import engine_interrupts
+
+    try:
+        with engine_interrupts(args.engine):
+            return _synthesize(args)
+    except KeyboardInterrupt:
+        if args.engine == "vllm":
+            print("interrupted: the drafts kept before it stay stored; run the same command "
+                  "again to go on", file=sys.stderr)  # fmt: skip
+        raise
+
+
+def _synthesize(args: argparse.Namespace) -> int:
     from codesearch_core.cli.store_access import open_store
     from codesearch_core.synthesis import ray_map, stored_draft_ids, stored_intents, synthesize
 

@@ -7,7 +7,9 @@ Public API: `corpus_root`, `list_corpora`, `list_files`, `read_file_text`, `read
 `add_corpus` (`corpora.sources`: a pinned snapshot of a folder, git checkout, sdist or npm package);
 `Manifest`, `read_manifest`, `short_id` (`corpora.snapshot`: manifests and snapshot ids); `read_blueprints_jsonl`, `blueprint_from_dict`, `blueprint_to_dict`,
 `check_expected_files` (`corpora.blueprints`); `check_seed_file`, `read_seed_file`, `pin_seed_file`,
-`CATEGORY_TAGS`, `FLAG_TAGS` (`corpora.seed_rules`: the shipped seeds' extra rules); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`).
+`CATEGORY_TAGS`, `FLAG_TAGS` (`corpora.seed_rules`: the shipped seeds' extra rules); `open_jsonl`, `bounded_lines` (`corpora.jsonl_lines`);
+`SEED_SETS`, `load_seed_set`, `seed_files`, `describe_seed_set` (`corpora.seed_sets`: what
+`--blueprints seeds` and `seeds-all` mean, everywhere).
 Imports `tools` and below.
 """
 
@@ -53,6 +55,14 @@ from codesearch_core.corpora.seed_rules import (
     pin_seed_file,
     read_seed_file,
 )
+from codesearch_core.corpora.seed_sets import (
+    SEED_SETS,
+    SEEDS,
+    SEEDS_ALL,
+    describe_seed_set,
+    load_seed_set,
+    seed_files,
+)
 from codesearch_core.corpora.snapshot import (
     MANIFEST_NAME,
     CheckResult,
@@ -72,6 +82,9 @@ __all__ = [
     "KEYWORD_SHARE",
     "MANIFEST_NAME",
     "MAX_READ_BYTES",
+    "SEEDS",
+    "SEEDS_ALL",
+    "SEED_SETS",
     "WEAK_ABOVE",
     "AddResult",
     "CheckResult",
@@ -89,6 +102,7 @@ __all__ = [
     "corpus_info",
     "corpus_root",
     "current_snapshot",
+    "describe_seed_set",
     "dumps_blueprints_jsonl",
     "file_encoding",
     "highlight_language",
@@ -97,6 +111,7 @@ __all__ = [
     "list_corpora",
     "list_files",
     "load_seed_blueprints",
+    "load_seed_set",
     "main_language",
     "max_corpus_bytes",
     "open_jsonl",
@@ -109,6 +124,7 @@ __all__ = [
     "read_manifest",
     "read_seed_file",
     "remove_tree",
+    "seed_files",
     "short_id",
     "text_lines",
     "visible_files",

@@ -5,7 +5,8 @@ sample with its measured error rate (`dataset.sample`).
 
 Public API: `load_recipe`, `Recipe`, `RecipeError`, `build_dataset`, `Hooks`, `BuildResult`,
 `BuildInterrupted`, `STAGES`, `draw_sample`, `queue_sample`, `dataset_of`, `import_verdicts`,
-`write_estimate`, `estimate`, `render_card`, `spans_of` (an item's expected spans).
+`write_estimate`, `estimate`, `render_card`, `spans_of` (an item's expected spans), `export_row`
+(a one-call item as the row the export layouts take).
 Imports `synthesis`, `verify`, `export`, `store` (types) and below: a recipe only orchestrates
 what those layers do.
 """
@@ -17,7 +18,7 @@ from codesearch_core.dataset.build import (
     Hooks,
     build_dataset,
 )
-from codesearch_core.dataset.items import spans_of
+from codesearch_core.dataset.items import export_row, spans_of
 from codesearch_core.dataset.recipe import Recipe, RecipeError, load_recipe
 from codesearch_core.dataset.sample import (
     dataset_of,
@@ -40,6 +41,7 @@ __all__ = [
     "dataset_of",
     "draw_sample",
     "estimate",
+    "export_row",
     "import_verdicts",
     "load_recipe",
     "queue_sample",

@@ -4,6 +4,10 @@ All engines share one interface (`base.Engine.propose`) and one path from text t
 (`base.proposal_from_text`: parse, repair, validate; `base.read_call` is that path without the
 Proposal, and also counts the calls the text wrote). Importing this package never imports vLLM.
 JSON samples for other tasks than tool calls (synthesis's intents): `engines.json_samples`.
+The tool format is one definition (`tool_format`: how each syntax is asked for and read back,
+`answer_format`: which one an imported answer is in), and so is the project's tool template for
+models whose chat template drops the tools (`tool_template`), which the exports' training
+layouts, the vLLM engine and the gym's agent turns all render with.
 Imports `corpora`, `tools` and below; never the store.
 """
 
@@ -39,21 +43,34 @@ from codesearch_core.engines.prompt import (
     build_messages,
     messages_to_text,
 )
+from codesearch_core.engines.stopping import (
+    STOP_GRACE_S,
+    Stopped,
+    engine_stop_path,
+    run_supervised,
+    stop_path_open,
+)
 from codesearch_core.engines.tool_format import (
     DEFAULT_TOOL_FORMAT,
     TOOL_FORMATS,
     ToolFormat,
+    answer_format,
     get_tool_format,
+)
+from codesearch_core.engines.tool_template import (
+    PROJECT_TOOL_FORMAT,
+    renders_tools,
+    tool_template_messages,
+    tools_system_text,
 )
 from codesearch_core.engines.vllm_engine import ENGINE_NAME as VLLM_ENGINE
 from codesearch_core.engines.vllm_engine import (
     VllmEngine,
-    VllmSettings,
     get_vllm_engine,
     shutdown_vllm_engine,
 )
-from codesearch_core.engines.vllm_platform import interrupts_reach_main_thread
 from codesearch_core.engines.vllm_server import ServerCommand, server_command
+from codesearch_core.engines.vllm_settings import TOOL_TEMPLATES, VllmSettings
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -65,8 +82,11 @@ __all__ = [
     "MUTATIONS_ENGINE",
     "OPENAI_ENGINE",
     "PRESETS",
+    "PROJECT_TOOL_FORMAT",
     "SCHEMA_MODES",
+    "STOP_GRACE_S",
     "TOOL_FORMATS",
+    "TOOL_TEMPLATES",
     "VLLM_ENGINE",
     "Engine",
     "Example",
@@ -83,20 +103,27 @@ __all__ = [
     "SamplingSettings",
     "SchemaMode",
     "ServerCommand",
+    "Stopped",
     "ToolFormat",
     "VllmEngine",
     "VllmSettings",
+    "answer_format",
     "build_messages",
+    "engine_stop_path",
     "get_preset",
     "get_tool_format",
     "get_vllm_engine",
-    "interrupts_reach_main_thread",
     "messages_to_text",
     "openai_json_sampler",
     "proposal_from_text",
     "proposal_to_json",
     "read_call",
+    "renders_tools",
+    "run_supervised",
     "server_command",
     "shutdown_vllm_engine",
+    "stop_path_open",
+    "tool_template_messages",
+    "tools_system_text",
     "vllm_json_sampler",
 ]

@@ -3,8 +3,14 @@
 One object per line: `blueprint_id` and either `raw_text` (what the model wrote; parsed and repaired
 here exactly like live output) or `call` (an already-decoded call; repaired and validated), plus any
 provenance fields (`engine`, `model`, `finish_reason`, `sampling`, `prompt`, `latency_s`,
-`prompt_tokens`, `completion_tokens`, `mutation_kind`). The JSONL that `codesearch propose --out`
-writes is valid input. A line with a `mutation_kind` is a deliberate hard negative: it is validated
+`prompt_tokens`, `completion_tokens`, `mutation_kind`, `tool_format`). The JSONL that
+`codesearch propose --out` writes is valid input.
+
+`raw_text` is read in the syntax it was written in (`tool_format.answer_format`: the markers it
+holds, else the `tool_format` the line or its `sampling` declares, else bare JSON), with the same
+tolerant reader the engines use: `<tool_call>{...}</tool_call>` scores as the call it holds. An
+empty `raw_text` is an answer too, the model's own: it is unparsed (scored 0, stored, counted),
+never a bad line that stops the import. A line with a `mutation_kind` is a deliberate hard negative: it is validated
 but never repaired (repairing would undo the mutation, e.g. put back a dropped `pcre2`).
 
 A bad line is an `InputFileError` naming the file and line: not UTF-8, not JSON, nested too deep
@@ -25,7 +31,8 @@ from typing import Any, Final
 from codesearch_core.corpora import bounded_lines, line_too_long, open_jsonl
 from codesearch_core.engines.base import ProgressFn, SamplingSettings, StopFn, proposal_from_text
 from codesearch_core.engines.prompt import Example, PromptConfig
-from codesearch_core.engines.repair import NESTING_TOO_DEEP, parse_model_output, validate_and_repair
+from codesearch_core.engines.repair import NESTING_TOO_DEEP, validate_and_repair
+from codesearch_core.engines.tool_format import ToolFormat, answer_format
 from codesearch_core.errors import InputFileError, ToolCallError
 from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.tools import parse_tool_call
@@ -38,7 +45,14 @@ NESTING_DETAIL: Final = f"not JSON: {NESTING_TOO_DEEP}"
 _BLANK: Final = object()
 
 _OPTIONAL_INT: Final = ("prompt_tokens", "completion_tokens")
-_OPTIONAL_STR: Final = ("finish_reason", "mutation_kind", "prompt", "engine", "model")
+_OPTIONAL_STR: Final = (
+    "finish_reason",
+    "mutation_kind",
+    "prompt",
+    "engine",
+    "model",
+    "tool_format",
+)
 
 
 class ImportEngine:
@@ -133,11 +147,12 @@ class ImportEngine:
         raw_text = row.get("raw_text")
         if row.get("mutation_kind"):
             return self._mutation(row, common)
-        if isinstance(raw_text, str) and raw_text.strip():
+        if isinstance(raw_text, str) and (raw_text.strip() or row.get("call") is None):
             proposal = proposal_from_text(
                 str(row["blueprint_id"]),
                 raw_text,
                 finish_reason=row.get("finish_reason"),
+                tool_format=_format_of(row, raw_text),
                 **common,
             )
         else:
@@ -161,7 +176,7 @@ class ImportEngine:
         source = row.get("call")
         error = ""
         if source is None and isinstance(raw_text, str):
-            parsed = parse_model_output(raw_text)
+            parsed = _format_of(row, raw_text).parse(raw_text, row.get("finish_reason"))
             source, error = parsed.value, parsed.error
         call = None
         if not error:
@@ -179,6 +194,16 @@ class ImportEngine:
             mutation_kind=str(row["mutation_kind"]),
             **common,
         )
+
+
+def _format_of(row: Mapping[str, Any], raw_text: str) -> ToolFormat:
+    """The syntax of a line's answer: its markers, else the format the line (or its sampling
+    record, as `propose --out` writes it) declares, else bare JSON."""
+    sampling = row.get("sampling")
+    declared = row.get("tool_format") or (
+        sampling.get("tool_format") if isinstance(sampling, Mapping) else None
+    )
+    return answer_format(raw_text, declared if isinstance(declared, str) else None)
 
 
 def _decode_line(raw: bytes | None, line_no: int) -> Any:
@@ -213,7 +238,8 @@ def _check_row(row: Any, known: set[str], source: str, line: int) -> None:
     if blueprint_id not in known:
         raise bad(f"unknown blueprint_id {blueprint_id!r}: it is not among the blueprints given")
     raw_text = row.get("raw_text")
-    if not (isinstance(raw_text, str) and raw_text.strip()) and row.get("call") is None:
+    # An empty string is what the model wrote (nothing): an unparsed answer, not a bad line.
+    if raw_text is None and row.get("call") is None:
         raise bad("give `raw_text` (what the model wrote) or `call` (the decoded call)")
     if raw_text is not None and not isinstance(raw_text, str):
         raise bad("`raw_text` must be a string")

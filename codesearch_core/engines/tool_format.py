@@ -16,7 +16,12 @@ A `ToolFormat` says, for one syntax:
   and the syntax's own shape (argument key, list) is turned into our `{"name", "arguments"}`.
 
 `json` is the fallback for models without a tool template: the home-made prompt lists the tools
-in the system message and the answer is one bare JSON object.
+in the system message and the answer is one bare JSON object. A model whose chat template drops
+`tools` is otherwise given the project's own tool template (`tool_template.py`): Hermes markers
+around compact JSON, the tools described in its system message.
+
+`answer_format` says which syntax an answer written elsewhere is in (its declared format, else
+the markers it holds), so `--engine import` reads a file exactly as the engine that wrote it would.
 """
 
 from __future__ import annotations
@@ -167,12 +172,15 @@ class ToolFormat:
             }
         return value
 
-    def render_call(self, name: str, arguments: dict[str, Any]) -> str:
-        """A call written in this syntax, as the model would (for examples and tests)."""
+    def render_call(self, name: str, arguments: dict[str, Any], *, compact: bool = False) -> str:
+        """A call written in this syntax, as the model would. `compact`: no whitespace between
+        JSON tokens, what the engines' grammar lets a model write (`--compact-json`, the
+        default), and so what the project's tool template trains it to write."""
         body: Any = {"name": name, self.arguments_key: arguments}
         if self.as_list:
             body = [body]
-        return self.begin + json.dumps(body, ensure_ascii=False) + self.end
+        separators = (",", ":") if compact else (", ", ": ")
+        return self.begin + json.dumps(body, ensure_ascii=False, separators=separators) + self.end
 
 
 TOOL_FORMATS: Final[dict[str, ToolFormat]] = {
@@ -240,6 +248,30 @@ def get_tool_format(name: str) -> ToolFormat:
     except KeyError:
         known = ", ".join(TOOL_FORMATS)
         raise EngineError(f"no tool format {name!r}; known formats: {known}") from None
+
+
+def answer_format(raw_text: str, declared: str | None = None) -> ToolFormat:
+    """The syntax an answer was written in: the first format whose begin marker the text holds
+    (`<tool_call>`, `[TOOL_CALLS]`), else `declared` when it names a format (a proposals file
+    records the engine's `tool_format`), else a JSON list of calls (xLAM) or one bare JSON call.
+
+    Markers win over the declared format: a model asked for bare JSON that wrote its own
+    `<tool_call>` block still made that call. Each syntax's reader is tolerant the way the
+    engines' is (a missing end marker, text around the call, a fenced block, a bare call where
+    markers were due), so a file of answers scores as the same answers would have live.
+    """
+    # A marker counts before the first JSON object only: one inside a bare call's strings (a
+    # search for `<tool_call>` itself) is text.
+    brace = raw_text.find("{")
+    for tool_format in TOOL_FORMATS.values():
+        at = raw_text.find(tool_format.begin.strip()) if tool_format.begin else -1
+        if at >= 0 and (brace < 0 or at < brace):
+            return tool_format
+    if declared in TOOL_FORMATS:
+        return TOOL_FORMATS[declared]
+    if raw_text.lstrip().startswith("["):
+        return TOOL_FORMATS["xlam"]
+    return TOOL_FORMATS["json"]
 
 
 GRAMMARS_FILE: Final = Path(__file__).with_name("compact_grammars.json")

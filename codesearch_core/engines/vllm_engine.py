@@ -10,7 +10,13 @@ asked for other settings, shuts the old one down and frees its memory before bui
 
 The model is asked in its own tool format (`tool_format.py`): the tools go through its chat
 template (`LLM.chat(..., tools=OPENAI_TOOLS)`), and a structural tag holds the answer to the
-format's markers with the tool-call schema between them.
+format's markers with the tool-call schema between them. A model whose chat template drops the
+tools (`tool_template.renders_tools`, checked once at start) is asked through the project's tool
+template instead (`tool_template.py`: Hermes markers, compact JSON, the tools in the system
+message), the same one its training data is rendered with; `tool_template` forces either way.
+
+On a CPU the engine runs eager unless told otherwise (`enforce_eager=None`: vLLM's CPU build
+would compile the model with torch.compile at every start, minutes; eager starts in seconds).
 
 It starts right on a machine without a GPU, and a failed start says its real cause
 (`vllm_platform.py`). A prompt longer than the context fails only its blueprint, and the default
@@ -25,8 +31,7 @@ import inspect
 import os
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -45,9 +50,14 @@ from codesearch_core.engines.prompt import (
     build_messages,
     messages_to_json,
 )
-from codesearch_core.engines.tool_format import DEFAULT_TOOL_FORMAT, ToolFormat, get_tool_format
+from codesearch_core.engines.stopping import grace_left
+from codesearch_core.engines.tool_format import ToolFormat
+from codesearch_core.engines.tool_template import (
+    PROJECT_TOOL_FORMAT,
+    renders_tools,
+    tool_template_messages,
+)
 from codesearch_core.engines.vllm_context import (
-    DEFAULT_MAX_MODEL_LEN,
     default_max_model_len,
     length_error,
     prompt_lengths,
@@ -61,119 +71,18 @@ from codesearch_core.engines.vllm_platform import (
     platform_defaults,
     stored_dtype,
 )
+
+# Re-exported (`as`): callers build the engine's settings where they get the engine.
+from codesearch_core.engines.vllm_settings import VllmSettings as VllmSettings
 from codesearch_core.errors import EngineError
 from codesearch_core.models import Blueprint, Proposal
 from codesearch_core.tools import OPENAI_TOOLS
 
 ENGINE_NAME: Final = "vllm"
 #: How long a clean shutdown may take before vLLM force-kills the engine process (its own
-#: default, 5 s, is too short for tp=2 on a busy CPU and leaves shared memory behind).
+#: default, 5 s, is too short for tp=2 on a busy CPU and leaves shared memory behind); after a
+#: stop signal, what is left of `stopping.STOP_GRACE_S`.
 SHUTDOWN_TIMEOUT_S: Final = 30
-
-
-@dataclass(frozen=True, slots=True)
-class VllmSettings:
-    """What `vllm.LLM` is built with; two engines with equal settings are the same engine.
-
-    `batch_size` is how many blueprints go into one `LLM.chat` call: the whole run is one batch
-    for speed, but progress and stop requests are only seen between batches.
-
-    `compact_json` makes the grammar allow no whitespace between JSON tokens: legal whitespace
-    costs tokens, and weak models fill it. vLLM reads that flag only at engine level and only with
-    an explicit grammar backend, so `grammar_backend="auto"` is resolved here the way vLLM would:
-    xgrammar when vLLM accepts the schema for it, else guidance.
-    """
-
-    model: str
-    tensor_parallel_size: int = 2
-    pipeline_parallel_size: int = 1
-    gpu_memory_utilization: float = 0.9
-    #: None: DEFAULT_MAX_MODEL_LEN, or the model's own limit when that is smaller.
-    max_model_len: int | None = None
-    dtype: str = "auto"
-    enforce_eager: bool = False
-    seed: int = 0
-    trust_remote_code: bool = False
-    batch_size: int = 256
-    compact_json: bool = True
-    grammar_backend: str = "auto"
-    tool_format: str = DEFAULT_TOOL_FORMAT
-    #: A chat template (file path or template text) instead of the model's own.
-    chat_template: str | None = None
-    chat_template_kwargs: tuple[tuple[str, Any], ...] = field(default=())
-    #: KV cache size; None: vLLM's memory fraction on a GPU, CPU_KV_CACHE_GIB on a CPU.
-    kv_cache_gib: float | None = None
-    extra_kwargs: tuple[tuple[str, Any], ...] = field(default=())
-
-    def __post_init__(self) -> None:
-        if not self.model:
-            raise EngineError("give a model: a Hugging Face id or a local model directory")
-        if self.tensor_parallel_size < 1 or self.pipeline_parallel_size < 1:
-            raise EngineError("tensor_parallel_size and pipeline_parallel_size must be at least 1")
-        if not 0.0 < self.gpu_memory_utilization <= 1.0:
-            raise EngineError(
-                f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization}"
-            )
-        if (self.max_model_len is not None and self.max_model_len < 16) or self.batch_size < 1:
-            raise EngineError("max_model_len must be at least 16 and batch_size at least 1")
-        if self.kv_cache_gib is not None and self.kv_cache_gib <= 0:
-            raise EngineError(f"kv_cache_gib must be positive, got {self.kv_cache_gib}")
-        if self.grammar_backend not in ("auto", "xgrammar", "guidance"):
-            raise EngineError(
-                f"grammar_backend must be auto, xgrammar or guidance, got {self.grammar_backend!r}"
-            )
-        tool_format = get_tool_format(self.tool_format)
-        if tool_format.begin and self.grammar_backend == "guidance":
-            # guidance takes only the legacy structural tag, which cannot force a call.
-            raise EngineError(
-                f"tool format {tool_format.name} is constrained by a structural tag, which "
-                "needs the xgrammar backend: use --grammar-backend xgrammar (or auto)"
-            )
-
-    @property
-    def format(self) -> ToolFormat:
-        return get_tool_format(self.tool_format)
-
-    def llm_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `vllm.LLM` (before `platform_defaults`)."""
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "tensor_parallel_size": self.tensor_parallel_size,
-            "pipeline_parallel_size": self.pipeline_parallel_size,
-            "gpu_memory_utilization": self.gpu_memory_utilization,
-            "max_model_len": self.max_model_len or DEFAULT_MAX_MODEL_LEN,
-            "dtype": self.dtype,
-            "enforce_eager": self.enforce_eager,
-            "seed": self.seed,
-            "trust_remote_code": self.trust_remote_code,
-        }
-        backend = self.grammar_backend
-        if backend == "auto" and (self.compact_json or self.format.begin):
-            backend = (
-                "xgrammar" if self.format.begin else grammar_backend_for(self.format.call_schema())
-            )
-        if self.compact_json:
-            kwargs["structured_outputs_config"] = {
-                "backend": backend,
-                "disable_any_whitespace": True,
-            }
-        elif backend != "auto":
-            kwargs["structured_outputs_config"] = {"backend": backend}
-        if self.kv_cache_gib is not None:
-            kwargs["kv_cache_memory_bytes"] = int(self.kv_cache_gib * 1024**3)
-        kwargs.update(dict(self.extra_kwargs))
-        return kwargs
-
-
-def grammar_backend_for(schema: dict[str, Any]) -> str:
-    """vLLM's own choice for a JSON schema: xgrammar unless it reports a feature xgrammar lacks."""
-    try:
-        from vllm.v1.structured_output.backend_xgrammar import (
-            has_xgrammar_unsupported_json_features,
-        )
-    except ImportError:  # vLLM moved it (or is absent): guidance handles every schema we have
-        return "guidance"
-    return "guidance" if has_xgrammar_unsupported_json_features(schema) else "xgrammar"
 
 
 class VllmEngine:
@@ -190,6 +99,17 @@ class VllmEngine:
         self.max_model_len: int | None = getattr(
             getattr(self._llm.llm_engine, "model_config", None), "max_model_len", None
         )
+        #: Whether prompts go through the project's tool template, and the syntax then asked for.
+        self.tool_template = _uses_tool_template(settings, self._llm.get_tokenizer())
+        self.tool_format: ToolFormat = (
+            PROJECT_TOOL_FORMAT if self.tool_template else settings.format
+        )
+        if self.tool_template and settings.tool_template == "auto":
+            self.notices += (
+                "the model's chat template does not show `tools`: it is asked through the "
+                f"project's tool template ({self.tool_format.label}, compact JSON, the tools in "
+                "the system message; --tool-template model to keep its own)",
+            )
 
     @property
     def model(self) -> str:
@@ -215,10 +135,12 @@ class VllmEngine:
         if self._llm is None:
             raise EngineError("this vLLM engine was shut down; get a new one from get_vllm_engine")
         sampling = settings or SamplingSettings()
-        tool_format = self.settings.format
+        tool_format = self.tool_format
         params = _sampling_params(n, sampling, tool_format, compact=self.settings.compact_json)
         record = sampling.to_dict(n)
         record["tool_format"] = tool_format.name
+        if self.tool_template:
+            record["tool_template"] = "project"
         proposals: list[Proposal] = []
         size = self.settings.batch_size
         for start in range(0, len(blueprints), size):
@@ -226,8 +148,10 @@ class VllmEngine:
                 break
             batch = blueprints[start : start + size]
             conversations = [
-                build_messages(
-                    b.intent, prompt, examples, template_tools=tool_format.template_tools
+                self.conversation(
+                    build_messages(
+                        b.intent, prompt, examples, template_tools=tool_format.template_tools
+                    )
                 )
                 for b in batch
             ]
@@ -236,10 +160,19 @@ class VllmEngine:
                 on_progress(start + len(batch), len(blueprints))
         return proposals
 
+    def conversation(
+        self, messages: list[Message], tools: Sequence[Mapping[str, Any]] = OPENAI_TOOLS
+    ) -> list[Message]:
+        """The messages as `LLM.chat` is given them: as they are when the chat template shows
+        the tools (`chat_arguments` passes them), else in the project's tool template."""
+        if not self.tool_template:
+            return messages
+        return tool_template_messages(messages, tools, self.tool_format)
+
     def chat_arguments(self) -> dict[str, Any]:
         """What `LLM.chat` gets besides the conversations: the tools, the template and its switches."""
         arguments: dict[str, Any] = {}
-        if self.settings.format.template_tools:
+        if self.tool_format.template_tools and not self.tool_template:
             arguments["tools"] = OPENAI_TOOLS
         if self.settings.chat_template:
             arguments["chat_template"] = _template_text(self.settings.chat_template)
@@ -298,7 +231,7 @@ class VllmEngine:
                     latency_s=latency,
                     prompt_tokens=prompt_tokens,
                     completion_tokens=len(completion.token_ids),
-                    tool_format=self.settings.format,
+                    tool_format=self.tool_format,
                 )
                 for completion in output.outputs
             )
@@ -363,6 +296,17 @@ def _sampling_params(
     )
 
 
+def _uses_tool_template(settings: VllmSettings, tokenizer: Any) -> bool:
+    """Whether prompts go through the project's tool template: asked for, or (`auto`) a format
+    whose tools go through the chat template, and a template that does not show them."""
+    if settings.tool_template != "auto":
+        return settings.tool_template == "project"
+    if not settings.format.template_tools:
+        return False  # the `json` format describes the tools itself
+    template = _template_text(settings.chat_template) if settings.chat_template else None
+    return not renders_tools(tokenizer, template)
+
+
 def _template_text(template: str) -> str:
     """`LLM.chat` takes the template's text, not a path."""
     path = Path(template).expanduser()
@@ -411,6 +355,7 @@ def _build_llm(settings: VllmSettings) -> tuple[Any, tuple[str, ...]]:
         kv_cache_gib=settings.kv_cache_gib,
         on_cpu=_on_cpu(),
         model_dtype=stored_dtype(settings.model),
+        enforce_eager=settings.enforce_eager,
     )
     notices = defaults.notices
     # The workers are separate processes that read these at start: set before building.
@@ -436,7 +381,11 @@ def _shutdown_llm(llm: Any) -> None:
     if core is not None and hasattr(core, "shutdown"):
         # vLLM's default wait is 5 s, then a force-kill that leaks the engine's shared memory.
         if "timeout" in inspect.signature(core.shutdown).parameters:
-            core.shutdown(timeout=SHUTDOWN_TIMEOUT_S)
+            # After a stop signal, only what is left of the grace the docs promise.
+            left = grace_left()
+            core.shutdown(
+                timeout=SHUTDOWN_TIMEOUT_S if left is None else min(SHUTDOWN_TIMEOUT_S, left)
+            )
         else:
             core.shutdown()
     del engine, core, llm

@@ -1,9 +1,12 @@
 """Starting vLLM right on this machine: CPU defaults, dtype, and the real cause of a failed start.
 
 vLLM's CPU build binds each worker's threads to a NUMA node (a one-node machine has too few for
-tp=2) and checks the KV cache against 90% of the node's memory (a shared machine rarely has it
+tp=2; for tp=1 it keeps a core back, one thread on 2 cores) and checks the KV cache against 90% of the node's memory (a shared machine rarely has it
 free). Where the user has not set them, `platform_defaults` gives the worker threads disjoint
-cores and the KV cache an explicit size, which vLLM then takes instead of the check.
+cores and the KV cache an explicit size, which vLLM then takes instead of the check. It also runs
+the model eager: vLLM's CPU build otherwise compiles it with torch.compile (inductor) at every
+start, 237 to 521 s on 2 cores for a 135M model where eager starts in 4 s, for a speed-up that a
+few hundred proposals never earn back; `enforce_eager=False` (`--no-enforce-eager`) compiles.
 
 Before loading, `check_model_exists` and `check_gpu_count` refuse a missing model directory or
 more GPUs than are visible, saying how to fix it.
@@ -12,8 +15,7 @@ When loading fails, the cause is in the engine process's log, not in the excepti
 ("Engine core initialization failed. See root cause above"): `StderrTail` keeps that log while
 passing it through, and `load_error_message` quotes its last error line with a hint.
 
-`interrupts_reach_main_thread` makes a Ctrl-C stop a command that runs vLLM at any moment, start-up
-included (where vLLM's main thread waits in a C call that only a signal sent to it interrupts).
+How a command that runs vLLM stops on a signal, at any moment: `stopping.py`.
 """
 
 from __future__ import annotations
@@ -22,12 +24,10 @@ import collections
 import contextlib
 import os
 import re
-import select
-import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -59,29 +59,42 @@ def platform_defaults(
     environ: dict[str, str] | os._Environ[str] | None = None,
     cpus: Sequence[int] | None = None,
     model_dtype: str | None = None,
+    enforce_eager: bool | None = None,
 ) -> PlatformDefaults:
     """Working defaults for this machine; nothing the user set is overridden.
 
-    CPU: worker threads on disjoint cores when there is more than one worker (vLLM's `auto`
-    binding wants a NUMA node per worker), and an explicit KV cache, which also skips vLLM's
+    CPU: worker threads on disjoint cores (vLLM's `auto` binding wants a NUMA node per worker,
+    and for one worker keeps a core back for the scheduler: one thread on 2 cores), and an explicit KV cache, which also skips vLLM's
     check that 90% of the node's memory is free. Any machine: `dtype="auto"` becomes the dtype
     the weights are stored in (vLLM's CPU build would run float32 weights as bfloat16), and a
-    dtype that lowers the weights' precision is said in a notice.
+    dtype that lowers the weights' precision is said in a notice. `enforce_eager=None` on a CPU:
+    eager (module docstring); what the user set is kept.
     """
     environ = os.environ if environ is None else environ
     env: dict[str, str] = {}
     kwargs: dict[str, Any] = {}
     notices: list[str] = []
     if on_cpu:
-        if "VLLM_CPU_OMP_THREADS_BIND" not in environ and workers > 1:
-            env["VLLM_CPU_OMP_THREADS_BIND"] = split_cores(cpus or _usable_cpus(), workers)
+        if "VLLM_CPU_OMP_THREADS_BIND" not in environ:
+            # One worker too: vLLM's `auto` binding keeps a core back for the engine core's
+            # scheduler (VLLM_CPU_NUM_OF_RESERVED_CPU), which on 2 cores leaves the worker one
+            # thread; an explicit list keeps none back, and the scheduler mostly waits.
+            chosen = cpus or _usable_cpus(first_node_only=workers == 1)
+            env["VLLM_CPU_OMP_THREADS_BIND"] = split_cores(chosen, workers)
             notices.append(
-                f"CPU: {workers} workers bound to cores {env['VLLM_CPU_OMP_THREADS_BIND']} "
+                f"CPU: {workers} worker{'s' if workers > 1 else ''} bound to cores "
+                f"{env['VLLM_CPU_OMP_THREADS_BIND']} "
                 "(VLLM_CPU_OMP_THREADS_BIND)"
             )
         if kv_cache_gib is None and "VLLM_CPU_KVCACHE_SPACE" not in environ:
             kwargs["kv_cache_memory_bytes"] = int(CPU_KV_CACHE_GIB * 1024**3)
             notices.append(f"CPU: KV cache {CPU_KV_CACHE_GIB:g} GiB (--kv-cache-gib to change)")
+        if enforce_eager is None:
+            kwargs["enforce_eager"] = True
+            notices.append(
+                "CPU: eager mode, no torch.compile: starts in seconds (--no-enforce-eager "
+                "compiles the model, minutes at every start)"
+            )
     resolved, notice = resolve_dtype(dtype, model_dtype)
     if resolved != dtype:
         kwargs["dtype"] = resolved
@@ -148,10 +161,33 @@ def check_model_exists(model: str) -> None:
         )
 
 
-def _usable_cpus() -> list[int]:
+def _usable_cpus(*, first_node_only: bool = False) -> list[int]:
+    """The cores this process may run on; `first_node_only`: those of the first NUMA node that
+    has any (one worker's threads on one node, as vLLM's `auto` binding puts them)."""
     if hasattr(os, "sched_getaffinity"):
-        return sorted(os.sched_getaffinity(0))
-    return list(range(os.cpu_count() or 1))
+        usable = sorted(os.sched_getaffinity(0))
+    else:
+        usable = list(range(os.cpu_count() or 1))
+    if first_node_only:
+        for node in sorted(Path("/sys/devices/system/node").glob("node[0-9]*")):
+            try:
+                cores = [c for c in parse_cpu_list((node / "cpulist").read_text()) if c in usable]
+            except (OSError, ValueError):
+                break  # no NUMA information: every usable core
+            if cores:
+                return cores
+    return usable
+
+
+def parse_cpu_list(text: str) -> list[int]:
+    """A kernel CPU list (`0-3,8,10-11`) as core numbers."""
+    cores: list[int] = []
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        cores.extend(range(int(first), int(last or first) + 1))
+    return cores
 
 
 class StderrTail:
@@ -245,92 +281,3 @@ def load_error_message(
     else:
         hint = "the engine process's log is above; --tp, --max-model-len and --model are the usual suspects"
     return f"cannot load model {model!r} with --tp {tensor_parallel_size}: {text}: {hint}"
-
-
-#: How long the main thread has to run the SIGINT handler itself before it is sent the signal.
-_HANDLER_GRACE_S: Final = 0.5
-
-
-@contextlib.contextmanager
-def interrupts_reach_main_thread() -> Iterator[None]:
-    """Within the block, a SIGINT that lands in another thread still interrupts the main thread.
-
-    A Ctrl-C goes to any one thread of the process. Python only notes it there and runs the handler
-    when the main thread next runs Python code; vLLM's main thread waits for its engine in C (a zmq
-    poll of up to VLLM_ENGINE_READY_TIMEOUT_S, 600 s), and its engine process, which got the Ctrl-C
-    too, has exited by then, so nothing ends that wait. The signal's wakeup fd tells a watcher
-    thread of every SIGINT; when the main thread has not run the handler shortly after, the watcher
-    sends the signal to it (`pthread_kill`), which breaks the C call with EINTR and raises
-    KeyboardInterrupt there. vLLM 0.32 also swallows a KeyboardInterrupt raised while its engine
-    starts (`zmq_socket_ctx` logs "Got Keyboard Interrupt" and carries on) and then waits for the
-    engine that the Ctrl-C ended; while the main thread sits in that wait after a Ctrl-C, the
-    watcher sends the signal again (`_in_vllms_engine_ready_wait`). Outside the main thread (a
-    Streamlit script), a no-op.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    main_id = threading.main_thread().ident
-    assert main_id is not None
-    handled = threading.Event()
-    previous = signal.getsignal(signal.SIGINT)
-
-    def on_sigint(signum: int, frame: Any) -> None:
-        handled.set()
-        if callable(previous):
-            previous(signum, frame)  # Python's default raises KeyboardInterrupt
-        else:
-            raise KeyboardInterrupt
-
-    wake_r, wake_w = os.pipe()
-    stop_r, stop_w = os.pipe()
-    os.set_blocking(wake_w, False)  # set_wakeup_fd needs it: a signal handler must never block
-
-    interrupted = threading.Event()  # a Ctrl-C reached the handler: the block is to end
-
-    def watch() -> None:
-        while True:
-            timeout = _HANDLER_GRACE_S if interrupted.is_set() else None
-            ready, _, _ = select.select([wake_r, stop_r], [], [], timeout)
-            if stop_r in ready:
-                return
-            if not ready:
-                if _in_vllms_engine_ready_wait(sys._current_frames().get(main_id)):
-                    signal.pthread_kill(main_id, signal.SIGINT)
-                continue
-            if signal.SIGINT not in os.read(wake_r, 512):
-                continue
-            if not handled.wait(_HANDLER_GRACE_S):
-                signal.pthread_kill(main_id, signal.SIGINT)
-            else:
-                handled.clear()
-                interrupted.set()
-
-    signal.signal(signal.SIGINT, on_sigint)
-    old_fd = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-    watcher = threading.Thread(target=watch, name="codesearch-sigint", daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        signal.set_wakeup_fd(old_fd)
-        signal.signal(signal.SIGINT, previous)
-        os.write(stop_w, b"x")
-        watcher.join()
-        for fd in (wake_r, wake_w, stop_r, stop_w):
-            os.close(fd)
-
-
-def _in_vllms_engine_ready_wait(frame: Any) -> bool:
-    """Whether the main thread waits in vLLM's engine-ready poll (a zmq poll called by
-    `MPClient.__init__`): after a Ctrl-C, only there because vLLM swallowed the KeyboardInterrupt."""
-    calls: list[tuple[str, str]] = []
-    while frame is not None and len(calls) < 4:
-        calls.append((frame.f_code.co_filename, frame.f_code.co_name))
-        frame = frame.f_back
-    client = os.path.join("v1", "engine", "core_client.py")
-    return (
-        bool(calls)
-        and calls[0][1] == "poll"
-        and (any(name == "__init__" and path.endswith(client) for path, name in calls))
-    )

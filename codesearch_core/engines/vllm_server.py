@@ -7,7 +7,7 @@ its KV-cache check wants 90% of the node's memory free), and runs float32 weight
 environment variables and flags the server reads, and the flags the README recommends for tool
 calls: the tool format's `--tool-call-parser`, compact JSON from xgrammar, and a shutdown grace
 period (vLLM's default, 0, aborts the engine on SIGTERM and leaks its shared memory).
-`codesearch serve-model` execs it.
+`codesearch serve-model` runs it and stays its supervisor (`stopping.run_supervised`).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def server_command(
     kv_cache_gib: float | None = None,
     tool_format: str = "hermes",
     compact_json: bool = True,
+    enforce_eager: bool | None = None,
     host: str = "127.0.0.1",
     port: int = 8000,
     extra: Sequence[str] = (),
@@ -72,6 +73,7 @@ def server_command(
         on_cpu=on_cpu,
         environ=dict(environ),
         model_dtype=stored_dtype(model),
+        enforce_eager=enforce_eager,
     )
     env = dict(defaults.env)
     notices = list(defaults.notices)
@@ -82,6 +84,8 @@ def server_command(
         max_model_len, notice = default_max_model_len(model)
         notices += [notice] if notice else []
     args += ["--max-model-len", str(max_model_len)]
+    if defaults.kwargs.get("enforce_eager", enforce_eager):
+        args += ["--enforce-eager"]
     if on_cpu:
         # The server takes the CPU KV cache from this variable (whole GiB), not from a flag.
         if "VLLM_CPU_KVCACHE_SPACE" not in environ:

@@ -5,17 +5,22 @@ their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL'
 Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
 `EPISODE_FORMATS` (the gym's episodes, multi-turn: written with the gym's `EpisodeFrame`, and read
 back by `read_turns` for the gym's replay check; `episode_turns`: the turns a stored episode
-exports), `single_call_records` (the one-call layouts of rows from no store: a data set build's
+exports; `agent_conversation`: an episode played now as an `hf-agent` row), `single_call_records` (the one-call layouts of rows from no store: a data set build's
 items), `write_jsonl_atomic`, `tool_versions`, `code_version`,
-`CodeSearchReward`, `Observer` (each call run once per export), `observation_text` (a tool's answer as a model is shown it, which the gym
-shows too); evaluation (`evaluate`: an engine's answers run and graded into an eval run
+`CodeSearchReward`, `Observer` (each call run once per export; its observation turns are
+`tools.observation_text`, as the gym's are); evaluation (`evaluate`: an engine's answers run and graded into an eval run
 the store keeps, `compare`, `import_json_runs`). Imports `store`, `engines` (the prompt and the
 repair of model output) and below.
 """
 
 from codesearch_core.export.card import READERS as FORMAT_READERS
 from codesearch_core.export.card import tool_versions
-from codesearch_core.export.episodes import EpisodeFrame, episode_turns, read_turns
+from codesearch_core.export.episodes import (
+    EpisodeFrame,
+    agent_conversation,
+    episode_turns,
+    read_turns,
+)
 from codesearch_core.export.evaluation import (
     METRICS,
     JsonImport,
@@ -26,7 +31,7 @@ from codesearch_core.export.evaluation import (
     left_out,
 )
 from codesearch_core.export.items import single_call_records
-from codesearch_core.export.observe import OBSERVATION_MAX_LINE, Observer, observation_text
+from codesearch_core.export.observe import Observer
 from codesearch_core.export.records import (
     ALWAYS_REFERENCE,
     EPISODE_FORMATS,
@@ -53,7 +58,6 @@ __all__ = [
     "EXPORT_RULE",
     "FORMAT_READERS",
     "METRICS",
-    "OBSERVATION_MAX_LINE",
     "OBSERVED",
     "PARSE_FAILURE_REWARD",
     "RANKED",
@@ -63,6 +67,7 @@ __all__ = [
     "JsonImport",
     "Manifest",
     "Observer",
+    "agent_conversation",
     "code_version",
     "compare",
     "completion_text",
@@ -75,7 +80,6 @@ __all__ = [
     "import_json_runs",
     "left_out",
     "manifest_path",
-    "observation_text",
     "preview",
     "read_turns",
     "single_call_records",

@@ -142,6 +142,15 @@ def _agent_messages(turns: Sequence[Turn], *, string_arguments: bool) -> list[di
     return messages
 
 
+def agent_conversation(
+    turns: Sequence[Turn], opening: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """An episode played now (not stored) as an `hf-agent` row without provenance: what a trainer
+    learns from a kept rollout (`codesearch train rft`), the same messages `agent_record` writes."""
+    messages = [dict(m) for m in opening] + _agent_messages(turns, string_arguments=False)
+    return {"messages": messages, "tools": [dict(t) for t in tools]}
+
+
 def episode_meta(episode: StoredEpisode) -> dict[str, Any]:
     """Where an exported episode came from."""
     return {

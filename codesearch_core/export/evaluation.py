@@ -13,6 +13,7 @@ Summary metrics, over the blueprints of the set (an answer-less blueprint counts
 - `tool_accuracy`: answers whose tool (ast-grep vs ripgrep) is the reference call's;
 - `pcre2_violations`: answers using a look-around or back-reference without `pcre2`;
 - `parse_rate` / `repair_rate`: answers that held a valid call / that needed a repair for it;
+- `unparsed`: answers with no valid call (an empty answer is one), each scored 0;
 - `pass_at_k`: blueprints where one of the k answers earned at least `PASS_REWARD`.
 The summary's `left_out` says which blueprints of the set were not asked (plans), how many and why.
 """
@@ -95,6 +96,8 @@ def summarize(items: Iterable[EvalItem]) -> dict[str, Any]:
         "tool_accuracy": _mean([float(a.tool_ok) for a in answers]),
         "pcre2_violations": sum(a.pcre2_violation for a in answers),
         "parse_rate": _mean([float(a.call is not None) for a in answers]),
+        # Answers without a valid call (an empty answer too): scored 0, kept, and counted here.
+        "unparsed": sum(a.call is None for a in answers),
         "repair_rate": _mean([float(a.repaired) for a in answers]),
         "pass_at_k": _mean([float(item.best_reward >= PASS_REWARD) for item in items]),
     }

@@ -18,11 +18,22 @@ from typing import Any, Final
 
 import msgspec
 
-from codesearch_core.engines import DEFAULT_SYSTEM
+from codesearch_core.engines import build_messages
 from codesearch_core.store import ExportRow
 from codesearch_core.tools import OPENAI_TOOLS, XLAM_TOOLS_JSON, openai_tools, xlam_tools
 
-SYSTEM_PROMPT: Final = DEFAULT_SYSTEM
+
+def prompt_messages(intent: str) -> list[dict[str, Any]]:
+    """The prompt every single-call training layout opens with: exactly what `eval` and `propose`
+    send a tool-calling model (`engines.build_messages`: the system message with the rules, then
+    the intent), so a model is trained on the prompt it is judged on. The tools travel beside it
+    (a record's `tools`), as the engines hand them to the chat template; a model whose template
+    drops them is rendered with the project's tool template (`engines.tool_template_messages`)."""
+    return build_messages(intent, template_tools=True)
+
+
+#: The system message alone (ShareGPT's `system` column): the same prompt's first message.
+SYSTEM_PROMPT: Final[str] = prompt_messages("")[0]["content"]
 __all__ = ["OPENAI_TOOLS", "XLAM_TOOLS_JSON", "openai_tools", "xlam_tools"]
 
 
@@ -101,10 +112,6 @@ def assistant_message(row: ExportRow) -> dict[str, Any]:
             }
         ],
     }
-
-
-def prompt_messages(intent: str) -> list[dict[str, Any]]:
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": intent}]
 
 
 def chat_record(row: ExportRow, *, with_meta: bool) -> dict[str, Any]:

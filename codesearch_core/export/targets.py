@@ -24,9 +24,9 @@ from typing import Any, Final
 import msgspec
 
 from codesearch_core.export.formats import SYSTEM_PROMPT, meta, prompt_messages
-from codesearch_core.export.observe import Observed, observation_text, summary_text
+from codesearch_core.export.observe import Observed
 from codesearch_core.store import ExportRow
-from codesearch_core.tools import OPENAI_TOOLS
+from codesearch_core.tools import OPENAI_TOOLS, observation_text, summary_text
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode

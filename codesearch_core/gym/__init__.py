@@ -14,11 +14,14 @@ Public API: `Episode`, `EpisodeResult`, `StepResult`, `Observation`, `GymSetting
 write and replay; `episode_export_counts`, `episode_frame`, `Replay`, `ReplayMismatch`), the policies (the chat model's: `ChatPolicy`
 over an `OpenAIChat` or `VllmChat` backend), `evaluate_agent`, `rollouts` (episodes kept in the
 store; where they are played is a `Player`: `play_here`, or `play_on_ray` with a policy recipe
-such as `openai_policy`), the tasks (`Task`, `as_tasks`, `seed_blueprints`), `ServerSettings` and `serve_openenv`.
+such as `openai_policy`), the tasks (`Task`, `as_tasks`, `seed_blueprints`), `ServerSettings` and `serve_openenv`;
+`text_calls` (the calls a model's text writes in its tool format, for a backend of one's own) and
+`trl_adapter()` (`gym.trl_env`, imported when asked: `codesearch train grpo`).
 Imports `verify` (its Ray pieces), `export` and `store` and below.
 """
 
 from collections.abc import Sequence
+from types import ModuleType
 
 from codesearch_core.gym.actions import (
     READ_FILE,
@@ -30,6 +33,7 @@ from codesearch_core.gym.actions import (
     gym_tools,
 )
 from codesearch_core.gym.chat import ChatBackend, ChatPolicy, OpenAIChat, Reply, VllmChat
+from codesearch_core.gym.chat_calls import text_calls
 from codesearch_core.gym.episode import EndReason, Episode, EpisodeResult, Observation, StepResult
 from codesearch_core.gym.evaluate import (
     AGENT_ENGINE_PREFIX,
@@ -38,6 +42,7 @@ from codesearch_core.gym.evaluate import (
     evaluate_agent,
     play,
 )
+from codesearch_core.gym.openenv_settings import TOKEN_ENV, ServerSettings, is_loopback
 from codesearch_core.gym.policies import (
     Policy,
     Recorded,
@@ -67,11 +72,8 @@ from codesearch_core.gym.settings import (
     DEFAULT_SETTINGS,
     READ_MAX_LINES,
     SUCCESS_REWARD,
-    TOKEN_ENV,
     GymSettings,
     RewardWeights,
-    ServerSettings,
-    is_loopback,
 )
 from codesearch_core.gym.tasks import (
     Task,
@@ -143,6 +145,8 @@ __all__ = [
     "seed_files",
     "serve_openenv",
     "system_prompt",
+    "text_calls",
+    "trl_adapter",
     "user_prompt",
 ]
 
@@ -153,3 +157,11 @@ def serve_openenv(tasks: Sequence[Task], settings: GymSettings, server: ServerSe
     from codesearch_core.gym.openenv_server import TaskSet, serve
 
     return serve(TaskSet(tasks, settings), server)
+
+
+def trl_adapter() -> ModuleType:
+    """`gym.trl_env`, the TRL adapter (`environment_factory`, `trl_dataset`, ...), imported when
+    asked: a layer above (`train`) reaches it through this package, and `import gym` stays light."""
+    from codesearch_core.gym import trl_env
+
+    return trl_env

@@ -23,14 +23,19 @@ not to be called from several threads at once).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from codesearch_core.engines import OpenAIEngine, SamplingSettings, VllmEngine, get_tool_format
+from codesearch_core.engines import (
+    OpenAIEngine,
+    SamplingSettings,
+    VllmEngine,
+    get_tool_format,
+    tool_template_messages,
+)
 from codesearch_core.errors import EngineError
 from codesearch_core.gym.chat_calls import server_calls, text_calls
 from codesearch_core.gym.episode import Episode
@@ -204,7 +209,10 @@ class VllmChat:
         self.model = engine.model
         self.sampling = sampling
         self.batch_size = batch_size
-        self.tool_format = engine.settings.format
+        #: The engine's syntax: its model's own, or the project's tool template's (Hermes) when the
+        #: model's chat template drops the tools.
+        self.tool_format = engine.tool_format
+        self._tool_template = engine.tool_template or not self.tool_format.template_tools
         self._params: Any = sampling_params
         self._pending: list[_Request] = []
         self._ready = threading.Condition()
@@ -215,17 +223,13 @@ class VllmChat:
     def conversation(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
     ) -> list[dict[str, Any]]:
-        """The messages as the model is given them; a model without a tool template (`json`) is
-        shown the tools in the system message instead."""
-        conversation = [dict(m) for m in messages]
-        if not self.tool_format.template_tools and conversation:
-            conversation[0]["content"] = (
-                f"{conversation[0]['content']}\n\nThe tools, as JSON schemas:\n"
-                f"{json.dumps(list(tools), ensure_ascii=False)}\nCall a tool with one JSON object "
-                '{"name": ..., "arguments": {...}} per call, nothing else; answer without one '
-                "when you are done."
-            )
-        return conversation
+        """The messages as the model is given them: as they are when its chat template shows the
+        tools, else in the project's tool template (`engines.tool_template_messages`: the tools
+        in the system message, its calls and their results as text), the same one the engine's
+        single-call prompts and the training layouts use; for the `json` format, its calls bare."""
+        if not self._tool_template:
+            return [dict(m) for m in messages]
+        return tool_template_messages(messages, tools, self.tool_format)
 
     def complete(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], turn: int
@@ -280,7 +284,7 @@ class VllmChat:
     def _run(self, batch: list[_Request]) -> None:
         chat = self.engine.chat_arguments()
         chat.pop("tools", None)
-        if self.tool_format.template_tools:
+        if not self._tool_template:
             chat["tools"] = batch[0].tools  # every episode has the same four (`gym_tools`)
         failed: dict[int, str] = {}
         # The engine's own batch call (`VllmEngine.chat_batch`): one `LLM.chat` for the batch, and a

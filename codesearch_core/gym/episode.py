@@ -12,7 +12,7 @@ A turn is one assistant message: `step` takes all its calls. The first `max_para
 searches in parallel, each a child process of the real `rg` / `ast-grep`), the rest are refused;
 a turn past `max_turns` is refused whole. Every call is checked (`actions.check`) and what is wrong
 comes back as an error observation that counts as a call; `step` never raises on what an agent
-wrote. Observations are the exports' (`export.observation_text`), so a model sees in training what
+wrote. Observations are the exports' (`tools.observation_text`), so a model sees in training what
 it sees here. Given the blueprint and the calls, an episode is deterministic (a search that times
 out aside): results are sorted and observations come back in the order of the calls.
 """
@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from codesearch_core.errors import ErrorKind
-from codesearch_core.export import observation_text
 from codesearch_core.grading import breaks_pcre2_rule
 from codesearch_core.gym.actions import (
     ActionError,
@@ -43,7 +42,7 @@ from codesearch_core.gym.prompt import prompt_messages
 from codesearch_core.gym.reward import episode_reward
 from codesearch_core.gym.settings import DEFAULT_SETTINGS, SUCCESS_REWARD, GymSettings
 from codesearch_core.models import Blueprint, Grade, RunResult, Span, ToolCall
-from codesearch_core.tools import run_tool_call
+from codesearch_core.tools import observation_text, run_tool_call
 
 #: Tool processes of all episodes in this process at once: 64 sessions of 8 parallel calls must
 #: not start 512 of them on a 2-core machine; a search waits for a free slot.

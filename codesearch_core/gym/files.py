@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Final
 
 from codesearch_core.errors import CorpusError
-from codesearch_core.export import OBSERVATION_MAX_LINE
 from codesearch_core.gym.actions import ActionError, ReadRequest, Refusal
 from codesearch_core.gym.settings import READ_MAX_LINES
-from codesearch_core.tools import resolve_in_corpus
+from codesearch_core.tools import OBSERVATION_MAX_LINE, resolve_in_corpus
 
 #: rg's test for a binary file: a NUL byte in what it reads first.
 _BINARY_PROBE: Final = 8192

@@ -45,12 +45,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from codesearch_core.gym.episode import Episode
-from codesearch_core.gym.settings import (
-    DEFAULT_MAX_SESSIONS,
-    DEFAULT_SETTINGS,
-    GymSettings,
-    ServerSettings,
-)
+from codesearch_core.gym.openenv_settings import DEFAULT_MAX_SESSIONS, ServerSettings
+from codesearch_core.gym.settings import DEFAULT_SETTINGS, GymSettings
 from codesearch_core.gym.tasks import Task
 
 ENV_NAME: Final = "codesearch-gym"

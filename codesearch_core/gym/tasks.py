@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codesearch_core import config
-from codesearch_core.corpora import check_search_environment, corpus_root, read_blueprints_jsonl
+from codesearch_core.corpora import SEEDS_ALL, check_search_environment, corpus_root, load_seed_set
+from codesearch_core.corpora import seed_files as corpora_seed_files
 from codesearch_core.errors import CorpusError, InputFileError
 from codesearch_core.models import Blueprint
 
@@ -33,18 +33,13 @@ class Tasks:
 
 
 def seed_files() -> list[Path]:
-    """Every seed file: the fixture corpora's first (`config.seeds_file()`), then the others."""
-    first = config.seeds_file()
-    others = sorted(p for p in first.parent.glob("*.jsonl") if p != first)
-    return [first, *others]
+    """Every seed file (the `seeds-all` set): the fixture corpora's first, then the others."""
+    return corpora_seed_files(SEEDS_ALL)
 
 
 def seed_blueprints() -> list[Blueprint]:
-    blueprints: list[Blueprint] = []
-    for path in seed_files():
-        found, _ = read_blueprints_jsonl(path)
-        blueprints.extend(found)
-    return blueprints
+    """Every seed of every seed file (`--blueprints seeds-all`)."""
+    return load_seed_set(SEEDS_ALL)
 
 
 def as_tasks(blueprints: Iterable[Blueprint]) -> Tasks:

@@ -38,19 +38,20 @@ from typing import Any, Final
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
 
-from codesearch_core.corpora import read_blueprints_jsonl
+from codesearch_core.corpora import SEED_SETS, load_seed_set, read_blueprints_jsonl
 from codesearch_core.gym.actions import gym_tools
 from codesearch_core.gym.episode import Episode
 from codesearch_core.gym.prompt import system_prompt, user_prompt
 from codesearch_core.gym.settings import GymSettings
-from codesearch_core.gym.tasks import Task, as_tasks, seed_blueprints
+from codesearch_core.gym.tasks import Task, as_tasks
 
 #: The taskset id verifiers resolves this module by (see the module docstring).
 TASKSET_ID: Final = "codesearch_gym"
 
 
 class CodeSearchTasksetConfig(vf.TasksetConfig):
-    """`--env.taskset.*`: which blueprints ('seeds' or a blueprints JSONL file) and the limits."""
+    """`--env.taskset.*`: which blueprints (a seed set, 'seeds' or 'seeds-all', or a blueprints
+    JSONL file) and the limits."""
 
     blueprints: str = "seeds"
     max_turns: int = 4
@@ -71,8 +72,8 @@ class CodeSearchData(vf.TaskData):
 def _tasks(source: str) -> dict[str, Task]:
     """The gym's tasks of `source` by blueprint id, loaded once a process (the taskset and every
     rollout's harness ask for them)."""
-    if source == "seeds":
-        blueprints = seed_blueprints()
+    if source in SEED_SETS:  # `seeds`, `seeds-all`: what they mean everywhere
+        blueprints = load_seed_set(source)
     else:
         blueprints, _ = read_blueprints_jsonl(Path(source))
     return {t.blueprint.id: t for t in as_tasks(blueprints).tasks}
@@ -201,9 +202,10 @@ __all__ = [
 def load_environment(
     blueprints: str = "seeds", max_turns: int = 4, max_parallel: int = 8, **kwargs: Any
 ) -> vf.Env:
-    """The gym as a verifiers env: `blueprints` is 'seeds' (every seed file) or a blueprints
-    JSONL file; `max_turns`/`max_parallel` the episode's limits; `kwargs` go to the env config
-    (e.g. `timeout`, `retries`, or `agent=vf.AgentConfig(...)` for another runtime)."""
+    """The gym as a verifiers env: `blueprints` is a seed set ('seeds': the fixture corpora's
+    seed file; 'seeds-all': every seed file, as everywhere else) or a blueprints JSONL file;
+    `max_turns`/`max_parallel` the episode's limits; `kwargs` go to the env config (e.g.
+    `timeout`, `retries`, or `agent=vf.AgentConfig(...)` for another runtime)."""
     GymSettings(max_turns=max_turns, max_parallel=max_parallel)  # fails early on bad limits
     sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
     config = CodeSearchEnvConfig(

@@ -4,7 +4,8 @@ corpus path resolution, PCRE2 detection, the stream parsers and the process runn
 Public API: `run_tool_call` / `run_plan` (a validated call in, a `RunResult` out), `parse_tool_call`
 / `parse_plan` (JSON in, validated call out), the schemas (`TOOL_CALL_SCHEMA`, `TOOL_DESCRIPTIONS`,
 ...), `resolve_in_corpus`, `requires_pcre2` and `rg_occurrences` (many patterns in one lean rg
-pass, for synthesis). Imports only the ground floor (`models`, `errors`, `config`).
+pass, for synthesis), and `observation_text` / `summary_text` (a tool's answer as a model is shown
+it). Imports only the ground floor (`models`, `errors`, `config`).
 """
 
 from codesearch_core.tools.argv import ArgvError, check_runnable
@@ -21,6 +22,13 @@ from codesearch_core.tools.definitions import (
     XLAM_TOOLS_JSON,
     openai_tools,
     xlam_tools,
+)
+from codesearch_core.tools.observation import (
+    OBSERVATION_MAX_LINE,
+    OBSERVATION_MAX_MATCHES,
+    SUMMARY_MAX_LOCATIONS,
+    observation_text,
+    summary_text,
 )
 from codesearch_core.tools.occurrences import Occurrence, rg_occurrences
 from codesearch_core.tools.paths import resolve_in_corpus
@@ -52,8 +60,11 @@ __all__ = [
     "AST_GREP_RULE_ARGUMENTS",
     "DEFAULT_MAX_FINDINGS",
     "DEFAULT_TIMEOUT_S",
+    "OBSERVATION_MAX_LINE",
+    "OBSERVATION_MAX_MATCHES",
     "OPENAI_TOOLS",
     "RIPGREP_ARGUMENTS",
+    "SUMMARY_MAX_LOCATIONS",
     "TOOL_CALL_SCHEMA",
     "TOOL_DESCRIPTIONS",
     "XLAM_TOOLS_JSON",
@@ -63,6 +74,7 @@ __all__ = [
     "arguments_schema",
     "check_runnable",
     "check_tools",
+    "observation_text",
     "openai_tools",
     "parse_plan",
     "parse_tool_call",
@@ -76,6 +88,7 @@ __all__ = [
     "run_plan",
     "run_result_to_dict",
     "run_tool_call",
+    "summary_text",
     "tool_versions",
     "tool_versions_json",
     "xlam_tools",

@@ -291,3 +291,32 @@ def test_a_missing_tool_or_corpus_stops_eval_before_any_call_and_stores_nothing(
     err = capsys.readouterr().err
     assert "not found in" in err and "codesearch corpus add" in err
     assert not db.exists()
+
+
+def test_imported_answers_in_a_models_own_markers_score_and_an_empty_one_counts_unparsed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a user met: a Hermes-style model's own `<tool_call>{...}</tool_call>` answers parsed
+    0%, and one empty answer stopped the whole import."""
+    db = tmp_path / "s.duckdb"
+    seeds = tagged()
+    empty, *called = seeds
+    answers = tmp_path / "answers.jsonl"
+    written = [
+        # As SmolLM2 wrote them after SFT: markers, no newlines, no declared format.
+        {"blueprint_id": bp.id, "raw_text": f"<tool_call>{bp.reference_call.to_json()}</tool_call>"}
+        for bp in called
+    ]
+    written.append({"blueprint_id": empty.id, "raw_text": ""})
+    answers.write_text("".join(json.dumps(w) + "\n" for w in written), encoding="utf-8")
+    code = main(["eval", "--engine", "import", "--from", str(answers), "--blueprints",
+                 f"tag:{TAG}", "--db", str(db), "--json"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    overall = json.loads(capsys.readouterr().out)["overall"]
+    assert (overall["blueprints"], overall["answers"]) == (len(seeds), len(seeds))
+    assert overall["unparsed"] == 1
+    assert overall["parse_rate"] == pytest.approx(len(called) / len(seeds))
+    assert overall["mean_reward"] == pytest.approx(len(called) / len(seeds))
+    (run,) = stored_runs(db)
+    (kept,) = [i for i in run.items if i.blueprint_id == empty.id]
+    assert kept.answers[0].reward == 0.0 and kept.answers[0].error.startswith("empty output")

@@ -23,7 +23,7 @@ def test_eval_agent_reference_scores_success_on_every_seed_of_both_files_and_sto
             "--engine",
             "reference",
             "--blueprints",
-            "seeds",
+            "seeds-all",
             "--json",
             "--db",
             str(db),
@@ -168,3 +168,35 @@ def test_a_missing_tool_stops_agent_episodes_before_the_first(
     err = capsys.readouterr().err
     assert "CODESEARCH_RG=" in err and "playing" not in err
     assert not db.exists()
+
+
+def test_seeds_names_one_set_in_eval_eval_agent_and_the_gym(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a user met: `--blueprints seeds` meant 116 blueprints for `eval` and 219 for `eval
+    --agent`. Now each name is one set: `seeds` the fixture file (its plans left out of a
+    single-call eval, and said), `seeds-all` every seed file; the help says how many."""
+    from codesearch_core.corpora import SEED_SETS, load_seed_set
+
+    db = tmp_path / "s.duckdb"
+    for name in SEED_SETS:
+        ids = [bp.id for bp in load_seed_set(name)]
+        assert main(["gym", "tasks", "--blueprints", name]) == 0
+        assert [json.loads(x)["blueprint_id"] for x in capsys.readouterr().out.splitlines()] == ids
+        total, single, plans, _ = SEED_SETS[name]
+        code = main(["eval", "--engine", "mutations", "--blueprints", name, "--json",
+                     "--db", str(db)])  # fmt: skip
+        assert code == 0
+        out, err = capsys.readouterr()
+        summary = json.loads(out)
+        assert summary["overall"]["blueprints"] == single and len(ids) == total
+        assert summary["left_out"]["plan"]["blueprints"] == plans
+        assert f"{plans} plan blueprint(s) left out" in err
+    for command in (["eval"], ["gym", "tasks"], ["rollouts"], ["propose"]):
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        # Without white space: argparse wraps the help, at a hyphen too.
+        text = "".join(capsys.readouterr().out.split())
+        for name, (total, single, plans, _) in SEED_SETS.items():
+            said = f"'{name}':", f"{total}blueprints({single}single-call,{plans}plans)"
+            assert all(part in text for part in said), (command, name)

@@ -212,3 +212,61 @@ def test_a_byte_order_mark_is_ignored_and_a_directory_is_an_input_error(tmp_path
     assert proposal.valid
     with pytest.raises(InputFileError, match="is a directory, not a JSONL file"):
         ImportEngine(tmp_path).propose(BLUEPRINTS)
+
+
+BODY = json.dumps(CALL)
+ARGS = json.dumps(CALL["arguments"])
+#: A bare call that searches for the Hermes marker itself.
+MARKER_SEARCH = {"name": "ripgrep_search", "arguments": {"pattern": "<tool_call>"}}
+
+
+@pytest.mark.parametrize(
+    ("raw_text", "declared", "repairs"),
+    [
+        (f"<tool_call>\n{BODY}\n</tool_call>", None, ()),
+        (f"<tool_call>{BODY}</tool_call>", None, ()),  # no newlines: what a small model writes
+        (
+            f"Let me search.\n<tool_call>\n{BODY}",
+            None,
+            ("text before <tool_call> dropped", "</tool_call> missing"),
+        ),
+        (
+            f"<tool_call>\n```json\n{BODY}\n```\n</tool_call>",
+            None,
+            ("markdown code fence removed",),
+        ),
+        (f"[TOOL_CALLS][{BODY}]", None, ()),
+        (f"[{BODY}]", None, ()),
+        ('{"name": "ripgrep_search", "parameters": ' + ARGS + "}", "llama3_json", ()),
+        # A bare call that searches for the marker itself: the marker is text, not syntax.
+        (json.dumps(MARKER_SEARCH), None, ()),
+        # Declared as Hermes, written bare: read, and said so (as the vLLM engine reads it).
+        (BODY, "hermes", ("<tool_call> missing",)),
+    ],
+)
+def test_an_answer_is_read_in_the_syntax_it_was_written_in(
+    tmp_path: Path, raw_text: str, declared: str | None, repairs: tuple[str, ...]
+) -> None:
+    row: dict[str, Any] = {"blueprint_id": "bp1", "raw_text": raw_text}
+    if declared:  # as `propose --out` records it: in the sampling record
+        row["sampling"] = {"tool_format": declared}
+    (p,) = ImportEngine(write_lines(tmp_path / "p.jsonl", row)).propose(BLUEPRINTS)
+    assert p.error == "" and p.call is not None
+    assert p.call.to_dict() == (MARKER_SEARCH if raw_text == json.dumps(MARKER_SEARCH) else CALL)
+    assert p.repairs == repairs
+    assert p.raw_text == raw_text
+
+
+def test_an_empty_answer_is_unparsed_and_the_rest_of_the_file_is_read(tmp_path: Path) -> None:
+    path = write_lines(
+        tmp_path / "p.jsonl",
+        {"blueprint_id": "bp1", "raw_text": ""},
+        {"blueprint_id": "bp2", "raw_text": f"<tool_call>{BODY}</tool_call>"},
+        {"blueprint_id": "bp1", "raw_text": "  \n", "finish_reason": "stop"},
+    )
+    empty, called, blank = ImportEngine(path).propose(BLUEPRINTS)
+    assert called.valid and called.call is not None and called.call.to_dict() == CALL
+    for p in (empty, blank):
+        assert not p.valid and p.call is None
+        assert p.error == "empty output: the model wrote no JSON"
+    assert blank.raw_text == "  \n" and blank.finish_reason == "stop"

@@ -32,6 +32,7 @@ from codesearch_core.engines.prompt import PromptConfig
 from codesearch_core.engines.repair import LENGTH_ERROR
 from codesearch_core.models import Proposal
 from codesearch_core.tools.schemas import validate_tool_call
+from tests.ctrl_c_support import mapped_shared_memory, session_processes, wait_for
 from tests.vllm_support.env import (
     run_in_vllm_env,
     skip_reason,
@@ -526,48 +527,11 @@ def test_a_failing_engine_start_shows_the_engine_processs_own_error(
 # --- Ctrl-C during start-up ----------------------------------------------------------------------
 
 
-def session_processes(sid: int) -> dict[int, str]:
-    """Live processes of a session (pid -> command line), zombies left out."""
-    found: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found[int(entry.name)] = cmdline
-    return found
-
-
-def mapped_shared_memory(pids: Iterator[int]) -> set[str]:
-    """The /dev/shm/psm_* segments these processes have mapped (vLLM's message queues)."""
-    names: set[str] = set()
-    for pid in pids:
-        try:
-            maps = Path(f"/proc/{pid}/maps").read_text()
-        except OSError:
-            continue
-        names.update(m.group(0) for m in re.finditer(r"/dev/shm/psm_\w+", maps))
-    return names
-
-
-def wait_for(condition: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.25)
-    return bool(condition())
-
-
 #: When the Ctrl-C comes: the engine process importing vLLM (the window where vLLM 0.32 swallowed
-#: the KeyboardInterrupt and then waited 600 s for it), the tensor-parallel workers starting, and
-#: the workers loading and warming up the model (or generating, on a fast machine).
-CTRL_C_MOMENTS = (("engine", 1.0), ("workers", 1.0), ("workers", 12.0))
+#: the KeyboardInterrupt and then waited 600 s for it), and the tensor-parallel workers loading
+#: and warming up the model (or generating, on a fast machine). SIGTERM, and the other moments:
+#: `test_a_signal_at_any_moment_stops_the_run_and_its_engine_within_the_grace`.
+CTRL_C_MOMENTS = (("engine", 1.0), ("workers", 12.0))
 
 
 @pytest.mark.parametrize(("stage", "after_s"), CTRL_C_MOMENTS)
@@ -625,3 +589,116 @@ def test_ctrl_c_at_any_moment_of_start_up_exits_130_and_leaves_nothing(
     assert wait_for(lambda: not session_processes(proc.pid), 20), session_processes(proc.pid)
     assert wait_for(lambda: not any(Path(name).exists() for name in shm), 20), shm
     print(f"Ctrl-C at {stage}+{after_s}s: exit 130 after {took:.1f}s, shm seen {len(shm)}")
+
+
+# --- SIGINT / SIGTERM at any moment: the engine's stop path ---------------------------------------
+
+
+#: What vLLM logs when it force-kills: the engine core after its shutdown timeout, the workers
+#: 5 s (VLLM_WORKER_SHUTDOWN_TIMEOUT_SECONDS) + 4 s after they were asked to stop.
+VLLM_FORCE_KILLS = ("force killing", "sending SIGKILL", "sending SIGTERM")
+
+#: (command, when, signal, to whom): the evidence of issue 42. `start-up`: the engine core
+#: process is starting (what a service manager's SIGTERM met, and ignored while compiling);
+#: `generating`: the model loaded and asked (Ctrl-C in `eval` took 76 s); `serving`: a healthy
+#: `serve-model` (Ctrl-C gave exit 0). "pid": `kill PID`, "group": Ctrl-C at a terminal.
+STOP_MOMENTS = (
+    ("propose", "start-up", signal.SIGTERM, "pid"),
+    ("eval", "generating", signal.SIGINT, "pid"),
+    ("eval", "generating", signal.SIGTERM, "pid"),
+    ("serve-model", "serving", signal.SIGTERM, "pid"),
+    ("serve-model", "serving", signal.SIGINT, "group"),
+)
+
+
+@pytest.mark.parametrize(("command", "moment", "signum", "to"), STOP_MOMENTS)
+def test_a_signal_at_any_moment_stops_the_run_and_its_engine_within_the_grace(
+    tiny_model: Path, tmp_path: Path, command: str, moment: str, signum: int, to: str
+) -> None:
+    from codesearch_core.engines.stopping import STOP_GRACE_S
+
+    python = vllm_python()
+    assert python is not None
+    port = free_port()
+    ids = [b.id for b in load_seed_blueprints()[:24]]
+    args = {
+        "propose": ["propose", "--engine", "vllm", "--model", str(tiny_model), "--tp", "1",
+                    "--ids", *ids[:2], "--out", str(tmp_path / "p.jsonl")],
+        "eval": ["eval", "--engine", "vllm", "--model", str(tiny_model), "--tp", "1",
+                 "--max-tokens", "1024", "--db", str(tmp_path / "store.duckdb")],
+        "serve-model": ["serve-model", "--model", str(tiny_model), "--port", str(port)],
+    }[command]  # fmt: skip
+    err = tmp_path / "stderr.txt"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [str(python), "-m", "codesearch_core", *args],
+            env=bare_env(),
+            cwd=str(REPO),
+            stdin=subprocess.DEVNULL,
+            stdout=stderr,  # the server logs there
+            stderr=stderr,
+            start_new_session=True,  # its own session and group, as a terminal's job or a service
+        )
+    shm: set[str] = set()
+
+    def engine() -> list[int]:
+        return [
+            pid
+            for pid, cmd in session_processes(proc.pid).items()
+            if pid != proc.pid and "resource_tracker" not in cmd
+        ]
+
+    def reached() -> bool:
+        shm.update(mapped_shared_memory(engine()))
+        if proc.poll() is not None:
+            return True
+        if moment == "start-up":
+            return bool(engine())
+        if moment == "generating":
+            return "asking vllm:" in err.read_text(errors="replace")
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    try:
+        assert wait_for(reached, 400), err.read_text()[-3000:]
+        assert proc.poll() is None, f"ended before the signal:\n{err.read_text()[-3000:]}"
+        # into the moment: the engine core importing vLLM, the batch generating
+        wait_for(lambda: bool(shm.update(mapped_shared_memory(engine()))), 2.0)
+        shm.update(mapped_shared_memory(engine()))
+        if to == "group":
+            os.killpg(proc.pid, signum)  # what Ctrl-C in a terminal does
+        else:
+            proc.send_signal(signum)  # `kill PID`: the command alone
+        sent = time.monotonic()
+        rc = proc.wait(timeout=STOP_GRACE_S + 30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = err.read_text(errors="replace")
+    assert rc == 128 + signum, (rc, took, log[-4000:])
+    assert took <= STOP_GRACE_S + 2, (took, log[-4000:])  # the grace docs/vllm.md states
+    assert log.rstrip().endswith("interrupted"), log[-2000:]
+    # nothing of the run's process group is left, the resource tracker included (the last to go:
+    # it unlinks what the engine processes did not), and none of its shared memory
+    assert wait_for(lambda: not session_processes(proc.pid), 5), session_processes(proc.pid)
+    assert not [name for name in shm if Path(name).exists()], shm
+    if command == "serve-model":
+        # one SIGTERM to the server alone: vLLM shuts its engine down without force-killing it
+        # (a terminal's Ctrl-C used to reach the engine processes too, and vLLM killed them)
+        assert not [bad for bad in VLLM_FORCE_KILLS if bad in log], log[-4000:]
+    if moment != "start-up":
+        # --tp 1 runs torch on all of the machine's cores (vLLM's `auto` binding kept one back):
+        # the worker's OpenMP threads, as the engine core started it
+        bound = re.findall(r"local_rank=0, core ids=\[([\d, ]*)\]", log)
+        assert bound, log[-3000:]
+        cores = {int(c) for c in bound[-1].split(",")}
+        assert cores <= os.sched_getaffinity(0)
+        if len(list(Path("/sys/devices/system/node").glob("node[0-9]*"))) <= 1:
+            assert cores == os.sched_getaffinity(0), bound
+    print(f"{command} {moment} {signal.Signals(signum).name} to {to}: exit {rc} after "
+          f"{took:.1f}s; shm seen {len(shm)}; force-killed: "
+          f"{[line for line in log.splitlines() if 'kill' in line.lower()][-3:]}")  # fmt: skip

@@ -6,12 +6,8 @@ No vLLM needed: these are the decisions; `test_engines_vllm.py` runs them on the
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,8 +16,8 @@ from codesearch_core.engines.vllm_platform import (
     CPU_KV_CACHE_GIB,
     PlatformDefaults,
     StderrTail,
-    interrupts_reach_main_thread,
     load_error_message,
+    parse_cpu_list,
     platform_defaults,
     resolve_dtype,
     root_cause,
@@ -43,23 +39,45 @@ def defaults(**overrides: Any) -> PlatformDefaults:
     return platform_defaults(**args)
 
 
-def test_a_cpu_machine_gets_disjoint_cores_per_worker_and_an_explicit_kv_cache() -> None:
+def test_a_cpu_machine_gets_disjoint_cores_per_worker_an_explicit_kv_cache_and_eager() -> None:
     chosen = defaults()
     assert chosen.env == {"VLLM_CPU_OMP_THREADS_BIND": "0|1"}
-    assert chosen.kwargs == {"kv_cache_memory_bytes": int(CPU_KV_CACHE_GIB * 1024**3)}
-    assert len(chosen.notices) == 2
+    assert chosen.kwargs == {
+        "kv_cache_memory_bytes": int(CPU_KV_CACHE_GIB * 1024**3),
+        # vLLM's CPU build compiles the model at every start (minutes); eager starts in seconds.
+        "enforce_eager": True,
+    }
+    assert len(chosen.notices) == 3
+    assert chosen.notices[-1].startswith("CPU: eager mode, no torch.compile: starts in seconds")
 
 
 def test_what_the_user_set_is_kept() -> None:
-    chosen = defaults(environ={"VLLM_CPU_OMP_THREADS_BIND": "auto", "VLLM_CPU_KVCACHE_SPACE": "4"})
-    assert chosen.env == {} and chosen.kwargs == {}
-    assert defaults(kv_cache_gib=1.0).kwargs == {}  # VllmSettings passes it to vLLM itself
+    chosen = defaults(
+        environ={"VLLM_CPU_OMP_THREADS_BIND": "auto", "VLLM_CPU_KVCACHE_SPACE": "4"},
+        enforce_eager=False,  # --no-enforce-eager: compiled, as asked
+    )
+    assert chosen.env == {} and chosen.kwargs == {} and chosen.notices == ()
+    assert "kv_cache_memory_bytes" not in defaults(kv_cache_gib=1.0).kwargs  # VllmSettings' own
+    assert "enforce_eager" not in defaults(enforce_eager=True).kwargs  # VllmSettings passes it
 
 
-def test_one_worker_keeps_vllms_own_binding_and_a_gpu_gets_nothing() -> None:
-    assert defaults(workers=1).env == {}
+def test_one_worker_gets_every_core_and_a_gpu_gets_nothing() -> None:
+    # vLLM's `auto` binding keeps a core back for the scheduler: one thread on 2 cores
+    one = defaults(workers=1)
+    assert one.env == {"VLLM_CPU_OMP_THREADS_BIND": "0,1"}
+    assert one.notices[0] == "CPU: 1 worker bound to cores 0,1 (VLLM_CPU_OMP_THREADS_BIND)"
+    # this machine's own cores, those of one NUMA node
+    own = defaults(workers=1, cpus=None).env["VLLM_CPU_OMP_THREADS_BIND"]
+    assert set(parse_cpu_list(own)) <= os.sched_getaffinity(0) and "|" not in own
     assert defaults(on_cpu=False).env == {}
-    assert defaults(on_cpu=False).kwargs == {}
+    assert defaults(on_cpu=False).kwargs == {}  # a GPU compiles (CUDA graphs) unless told
+
+
+@pytest.mark.parametrize(
+    ("text", "cores"), [("0-3,8,10-11\n", [0, 1, 2, 3, 8, 10, 11]), ("1", [1])]
+)
+def test_parse_cpu_list(text: str, cores: list[int]) -> None:
+    assert parse_cpu_list(text) == cores
 
 
 @pytest.mark.parametrize(
@@ -126,46 +144,3 @@ def test_a_max_model_len_above_the_models_own_says_to_lower_it() -> None:
     )
     message = load_error_message("m", 2, err)
     assert message.endswith("give --max-model-len at most the model's own limit (named above)")
-
-
-@pytest.fixture
-def default_sigint() -> Iterator[None]:
-    """SIGINT's default handler, as a terminal gives it: a shell's background job (CI started with
-    `&`) inherits SIGINT ignored."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
-@pytest.mark.usefixtures("default_sigint")
-def test_a_sigint_that_lands_in_another_thread_interrupts_the_main_threads_c_call() -> None:
-    # vLLM's start-up: the main thread waits in C (here a read of a pipe nobody writes) while the
-    # Ctrl-C is delivered to another thread (here one that sends SIGINT to itself). Python notes
-    # it there, and without help the main thread only sees it once the read returns: the
-    # fallback write, 30 s on, would then come first.
-    read_fd, write_fd = os.pipe()
-    fell_back = threading.Event()
-
-    def write_after_all() -> None:
-        fell_back.set()
-        os.write(write_fd, b"x")
-
-    fallback = threading.Timer(30, write_after_all)
-    fallback.start()
-
-    def ctrl_c_in_this_thread() -> None:
-        time.sleep(0.5)  # the main thread is in the read by then
-        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-
-    try:
-        with interrupts_reach_main_thread():
-            threading.Thread(target=ctrl_c_in_this_thread).start()
-            with pytest.raises(KeyboardInterrupt):
-                os.read(read_fd, 1)
-        assert not fell_back.is_set()  # the interrupt came first, not the fallback's byte
-    finally:
-        fallback.cancel()
-        os.close(read_fd)
-        os.close(write_fd)
-    # outside the block the handler is Python's own again
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -49,6 +49,11 @@ def test_a_cpu_server_gets_the_in_process_engines_machine_defaults(model: Path) 
     assert _flag(args, "--shutdown-timeout") == "15"
     assert args[-2:] == ("--seed", "0")
     assert any("KV cache 2 GiB" in n for n in command.notices)
+    # eager: the CPU build would compile the model at every start (minutes)
+    assert "--enforce-eager" in args and any("eager mode" in n for n in command.notices)
+    compiled = server_command(model=str(model), tensor_parallel_size=2, on_cpu=True, environ={},
+                              enforce_eager=False)  # fmt: skip
+    assert "--enforce-eager" not in compiled.args
 
 
 def test_what_the_user_set_is_kept_and_a_gpu_gets_no_cpu_variables(model: Path) -> None:
@@ -59,7 +64,7 @@ def test_what_the_user_set_is_kept_and_a_gpu_gets_no_cpu_variables(model: Path) 
         model=str(model), tensor_parallel_size=1, on_cpu=False, kv_cache_gib=4, environ={},
         tool_format="json", compact_json=False,
     )  # fmt: skip
-    assert gpu.env == {}
+    assert gpu.env == {} and "--enforce-eager" not in gpu.args
     assert _flag(gpu.args, "--kv-cache-memory-bytes") == str(4 * 1024**3)
     # a format without a server parser gets none; no compact JSON asked, none set
     assert "--tool-call-parser" not in gpu.args

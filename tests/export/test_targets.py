@@ -27,10 +27,10 @@ from codesearch_core.corpora.blueprints import load_seed_blueprints
 from codesearch_core.corpora.corpus import corpus_root
 from codesearch_core.engines.tool_format import get_tool_format
 from codesearch_core.export.card import FEATURES
-from codesearch_core.export.observe import observation_text, summary_text
 from codesearch_core.export.records import EPISODE_FORMATS, MIN_MARGIN, ExportFormat
 from codesearch_core.export.writers import export
 from codesearch_core.store.core import Store
+from codesearch_core.tools import observation_text, summary_text
 from codesearch_core.tools.runner import run_tool_call
 from codesearch_core.tools.schemas import parse_tool_call
 
@@ -290,3 +290,55 @@ def test_hf_prompts_is_one_prompt_per_single_call_blueprint_and_counts_the_plan(
     assert len({r["blueprint_id"] for r in rows}) == len(rows) == manifest["counts"]["prompts"]
     assert manifest["counts"]["skipped_plan"] == 1
     assert all([m["role"] for m in r["prompt"]] == ["system", "user"] for r in rows)
+
+
+# --- one prompt: what eval and propose send is what every layout trains on ---------------------
+
+
+def _prompts(fmt: ExportFormat, row: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """The prompt messages (system, user) a row of `fmt` holds, once per place it holds one."""
+    if fmt is ExportFormat.SHAREGPT:
+        human = row["conversations"][0]
+        assert human["from"] == "human"
+        return [[{"role": "system", "content": row["system"]},
+                 {"role": "user", "content": human["value"]}]]  # fmt: skip
+    if fmt is ExportFormat.OPENAI_DPO:
+        return [row["input"]["messages"]]
+    if "prompt" in row:  # hf-preference, pairs, hf-prompts
+        return [row["prompt"]]
+    return [row["messages"][:2]]  # hf-chat, openai-sft, chat
+
+
+def test_every_training_layout_opens_with_the_prompt_eval_sends(
+    seed_exports: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a user met: the hf-chat system message lacked the rules eval's prompt adds, so a
+    model was trained on one prompt and judged on another. The prompts `propose --engine openai`
+    sent a server (what `eval` sends too) are read back from its output and compared."""
+    from codesearch_core.cli import main
+    from tests.cli.test_cli_eval import OracleServer
+
+    oracle = OracleServer()
+    try:
+        out = tmp_path / "p.jsonl"
+        assert main(["propose", "--engine", "openai", "--base-url", oracle.url, "--model",
+                     "oracle-7b", "--blueprints", "seeds", "--out", str(out)]) == 0  # fmt: skip
+    finally:
+        oracle.close()
+    capsys.readouterr()
+    sent = {}
+    for line in out.read_text(encoding="utf-8").splitlines():
+        messages = json.loads(json.loads(line)["prompt"])
+        sent[messages[-1]["content"]] = messages
+    assert len(sent) == len(load_seed_blueprints())
+    system = next(iter(sent.values()))[0]["content"]
+    assert "Rules:\n- Choose the tool by what the intent is about." in system
+    layouts = [f for f in SINGLE_CALL if f is not ExportFormat.XLAM]  # xLAM has no messages
+    for fmt in layouts:
+        rows = _rows(seed_exports, fmt)
+        checked = 0
+        for row in rows:
+            for prompt in _prompts(fmt, row):
+                assert prompt == sent[prompt[-1]["content"]], fmt.value
+                checked += 1
+        assert checked == len(rows) > 0, fmt.value

@@ -37,7 +37,7 @@ def tasks() -> list[Task]:
 
 @pytest.fixture(scope="module")
 def env() -> Any:
-    return verifiers_env.load_environment(blueprints="seeds", max_turns=4, max_parallel=8)
+    return verifiers_env.load_environment(blueprints="seeds-all", max_turns=4, max_parallel=8)
 
 
 def reference_reward(task: Task, turns: list[list[dict[str, Any]]]) -> float:
