@@ -36,7 +36,8 @@ NO_TOOL = [{"name": "no_such_tool", "arguments": {}}]
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "codesearch_core", "gym", "serve", "--port", "0"],
+        [sys.executable, "-m", "codesearch_core", "gym", "serve", "--port", "0",
+         "--blueprints", "seeds-all"],  # the tasks `seed_blueprints()` gives below
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert proc.stderr is not None

@@ -55,11 +55,13 @@ def _card_id(page: Page, card_id_js: str = CARD_ID_JS) -> str:
 
 
 def _settled(page: Page) -> None:
-    """Wait until no script run is in progress: a reviewer presses the key on a card drawn whole."""
+    """Wait until no script run is in progress or asked for: a reviewer presses the key on a card
+    drawn whole. `notRunning`, not "not running": a run requested but not yet started
+    (`rerunRequested`) let a key be lost with its card (run_all met it once in 15 presses)."""
     page.wait_for_function(
         """() => {
             const app = document.querySelector('[data-testid="stApp"]');
-            return app && app.getAttribute('data-test-script-state') !== 'running';
+            return app && app.getAttribute('data-test-script-state') === 'notRunning';
         }""",
         timeout=60_000,
     )
