@@ -71,7 +71,13 @@ from codesearch_core.corpora.snapshot import (
     read_manifest,
     short_id,
 )
-from codesearch_core.corpora.sources import AddResult, add_corpus, max_corpus_bytes, remove_tree
+from codesearch_core.corpora.sources import (
+    AddResult,
+    add_corpus,
+    max_corpus_bytes,
+    remove_tree,
+    sweep_staging,
+)
 
 __all__ = [
     "AST_GREP_EXTENSIONS",
@@ -126,6 +132,7 @@ __all__ = [
     "remove_tree",
     "seed_files",
     "short_id",
+    "sweep_staging",
     "text_lines",
     "visible_files",
 ]

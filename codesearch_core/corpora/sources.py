@@ -366,9 +366,10 @@ def remove_tree(root: Path) -> None:
         shutil.rmtree(root, onerror=make_writable)
 
 
-def _sweep_staging(corpora: Path) -> None:
-    """Remove staging folders whose `add` is no longer running (killed, or the disk filled)."""
-    for p in corpora.glob(f"{_STAGING_PREFIX}*"):
+def sweep_staging(folder: Path, prefix: str = _STAGING_PREFIX) -> None:
+    """Remove the staging folders (`{prefix}{name}-{pid}-...`) under `folder` whose `add` is no
+    longer running (killed, or the disk filled): a corpus's, or a model's (`weights`)."""
+    for p in folder.glob(f"{prefix}*"):
         pid = p.name.rsplit("-", 2)[-2] if p.name.count("-") >= 2 else ""
         if pid.isdigit() and pid_alive(int(pid)):
             continue
@@ -430,7 +431,7 @@ def add_corpus(
     target = corpora / name
     if (target.exists() or target.is_symlink()) and not replace:
         raise CorpusError(f"a corpus named {name!r} exists already: --replace replaces it")
-    _sweep_staging(corpora)
+    sweep_staging(corpora)
     budget = _Budget(max_bytes if max_bytes is not None else max_corpus_bytes())
     stage = Path(tempfile.mkdtemp(prefix=f"{_STAGING_PREFIX}{name}-{os.getpid()}-", dir=corpora))
     try:

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Final
 
 from codesearch_core import config
+from codesearch_core.corpora import remove_tree, sweep_staging
 from codesearch_core.errors import ModelError
-from codesearch_core.tools import pid_alive
 from codesearch_core.weights.content import (
     MANIFEST_NAME,
     FileEntry,
@@ -126,23 +126,6 @@ def _verify(root: Path, pin: ModelPin | None, *, full: bool) -> str:
     return ""
 
 
-def _sweep(models: Path) -> None:
-    for p in models.glob(f"{_STAGING}*"):
-        pid = p.name.rsplit("-", 2)[-2] if p.name.count("-") >= 2 else ""
-        if pid.isdigit() and pid_alive(int(pid)):
-            continue
-        _remove(p)
-
-
-def _remove(root: Path) -> None:
-    def writable(func: Callable[..., object], path: str, _exc: object) -> None:
-        os.chmod(os.path.dirname(path) or ".", 0o755)
-        func(path)
-
-    if root.exists() or root.is_symlink():
-        shutil.rmtree(root, onerror=writable)
-
-
 def _refuse_changed(what: str, pin: ModelPin, got: str, want: str) -> None:
     if want and got != want:
         raise ModelError(
@@ -235,7 +218,7 @@ def add_model(
     ):
         return AddResult(pin, target, unchanged=True, pinned_now=False)
     models.mkdir(parents=True, exist_ok=True)
-    _sweep(models)
+    sweep_staging(models, _STAGING)
     stage = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{name}-{os.getpid()}-", dir=models))
     try:
         with tempfile.TemporaryDirectory(
@@ -262,12 +245,12 @@ def add_model(
         os.chmod(stage, 0o755)  # mkdtemp's 0o700 would hide the model from other users
         _move_into_place(stage, target)
     except OSError as exc:
-        _remove(stage)
+        remove_tree(stage)
         raise ModelError(
             f"could not write model {name!r}: {exc.strerror or exc}; nothing was added"
         ) from None
     except BaseException:
-        _remove(stage)
+        remove_tree(stage)
         raise
     pinned_now = pin is None or repin
     if pinned_now:
@@ -284,7 +267,7 @@ def _move_into_place(stage: Path, target: Path) -> None:
         except OSError:
             os.rename(old, target)
             raise
-        _remove(old)
+        remove_tree(old)
     else:
         os.rename(stage, target)
 
