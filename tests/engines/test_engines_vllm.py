@@ -412,6 +412,23 @@ def user_path() -> str:
     return os.pathsep.join(e for e in entries if e.rstrip("/") not in venv_bins)
 
 
+def _in_own_session(
+    python: Path, args: list[str], stdout: Any, stderr: Any
+) -> subprocess.Popen[bytes]:
+    """`codesearch ARGS` in the vLLM venv, in its own session and process group, as a
+    terminal's foreground job or a service manager starts it: what a signal to the group reaches,
+    and what must be gone after (`session_processes`)."""
+    return subprocess.Popen(
+        [str(python), "-m", "codesearch_core", *args],
+        env=bare_env(),
+        cwd=str(REPO),
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+    )
+
+
 def bare_env(**extra: str) -> dict[str, str]:
     """What a user's shell has: no vLLM variables, the repository on PYTHONPATH (as the README
     says), the user's PATH; TMPDIR only so that vLLM's rendezvous files (`vllm_dist_*`, which it
@@ -544,15 +561,7 @@ def test_ctrl_c_at_any_moment_of_start_up_exits_130_and_leaves_nothing(
     args = ["propose", "--engine", "vllm", "--model", str(tiny_model), "--tp", "2",
             "--ids", *[b.id for b in load_seed_blueprints()[:2]], "--out", str(tmp_path / "p.jsonl")]  # fmt: skip
     with err.open("w") as stderr:
-        proc = subprocess.Popen(
-            [str(python), "-m", "codesearch_core", *args],
-            env=bare_env(),
-            cwd=str(REPO),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            start_new_session=True,  # its own process group, as a terminal's foreground job
-        )
+        proc = _in_own_session(python, args, subprocess.DEVNULL, stderr)
     try:
         # vLLM's processes besides the command (they rename themselves VLLM::EngineCore,
         # VLLM::Worker_TP0…) and multiprocessing's resource tracker
@@ -630,15 +639,7 @@ def test_a_signal_at_any_moment_stops_the_run_and_its_engine_within_the_grace(
     }[command]  # fmt: skip
     err = tmp_path / "stderr.txt"
     with err.open("w") as stderr:
-        proc = subprocess.Popen(
-            [str(python), "-m", "codesearch_core", *args],
-            env=bare_env(),
-            cwd=str(REPO),
-            stdin=subprocess.DEVNULL,
-            stdout=stderr,  # the server logs there
-            stderr=stderr,
-            start_new_session=True,  # its own session and group, as a terminal's job or a service
-        )
+        proc = _in_own_session(python, args, stderr, stderr)  # the server logs to stdout
     shm: set[str] = set()
 
     def engine() -> list[int]:
