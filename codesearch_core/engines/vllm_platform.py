@@ -75,11 +75,12 @@ def platform_defaults(
     kwargs: dict[str, Any] = {}
     notices: list[str] = []
     if on_cpu:
-        if "VLLM_CPU_OMP_THREADS_BIND" not in environ:
-            # One worker too: vLLM's `auto` binding keeps a core back for the engine core's
-            # scheduler (VLLM_CPU_NUM_OF_RESERVED_CPU), which on 2 cores leaves the worker one
-            # thread; an explicit list keeps none back, and the scheduler mostly waits.
-            chosen = cpus or _usable_cpus(first_node_only=workers == 1)
+        if "VLLM_CPU_OMP_THREADS_BIND" not in environ and workers > 1:
+            # Several workers: one core list each. One worker keeps vLLM's own `auto` binding,
+            # which holds a core back for the engine core's scheduler: on 2 cores that is one
+            # torch thread, and giving the worker both cores measured 7-10% slower over the 116
+            # seeds (benchmarks/results/tp1_threads.md), the scheduler's core being busy after all.
+            chosen = cpus or _usable_cpus()
             env["VLLM_CPU_OMP_THREADS_BIND"] = split_cores(chosen, workers)
             notices.append(
                 f"CPU: {workers} worker{'s' if workers > 1 else ''} bound to cores "
@@ -161,33 +162,10 @@ def check_model_exists(model: str) -> None:
         )
 
 
-def _usable_cpus(*, first_node_only: bool = False) -> list[int]:
-    """The cores this process may run on; `first_node_only`: those of the first NUMA node that
-    has any (one worker's threads on one node, as vLLM's `auto` binding puts them)."""
+def _usable_cpus() -> list[int]:
     if hasattr(os, "sched_getaffinity"):
-        usable = sorted(os.sched_getaffinity(0))
-    else:
-        usable = list(range(os.cpu_count() or 1))
-    if first_node_only:
-        for node in sorted(Path("/sys/devices/system/node").glob("node[0-9]*")):
-            try:
-                cores = [c for c in parse_cpu_list((node / "cpulist").read_text()) if c in usable]
-            except (OSError, ValueError):
-                break  # no NUMA information: every usable core
-            if cores:
-                return cores
-    return usable
-
-
-def parse_cpu_list(text: str) -> list[int]:
-    """A kernel CPU list (`0-3,8,10-11`) as core numbers."""
-    cores: list[int] = []
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        first, _, last = part.partition("-")
-        cores.extend(range(int(first), int(last or first) + 1))
-    return cores
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
 
 
 class StderrTail:

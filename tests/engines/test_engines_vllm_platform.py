@@ -17,7 +17,6 @@ from codesearch_core.engines.vllm_platform import (
     PlatformDefaults,
     StderrTail,
     load_error_message,
-    parse_cpu_list,
     platform_defaults,
     resolve_dtype,
     root_cause,
@@ -61,23 +60,17 @@ def test_what_the_user_set_is_kept() -> None:
     assert "enforce_eager" not in defaults(enforce_eager=True).kwargs  # VllmSettings passes it
 
 
-def test_one_worker_gets_every_core_and_a_gpu_gets_nothing() -> None:
-    # vLLM's `auto` binding keeps a core back for the scheduler: one thread on 2 cores
+def test_one_worker_keeps_vllms_binding_and_a_gpu_gets_nothing() -> None:
+    # vLLM's `auto` binding keeps a core back for the scheduler; binding the one worker to both
+    # cores measured slower (benchmarks/results/tp1_threads.md), so it is left as vLLM sets it
     one = defaults(workers=1)
-    assert one.env == {"VLLM_CPU_OMP_THREADS_BIND": "0,1"}
-    assert one.notices[0] == "CPU: 1 worker bound to cores 0,1 (VLLM_CPU_OMP_THREADS_BIND)"
-    # this machine's own cores, those of one NUMA node
-    own = defaults(workers=1, cpus=None).env["VLLM_CPU_OMP_THREADS_BIND"]
-    assert set(parse_cpu_list(own)) <= os.sched_getaffinity(0) and "|" not in own
+    assert "VLLM_CPU_OMP_THREADS_BIND" not in one.env
+    assert not [n for n in one.notices if "bound to cores" in n]
+    # several workers: this machine's own cores, one list each
+    own = defaults(workers=2, cpus=None).env["VLLM_CPU_OMP_THREADS_BIND"]
+    assert {int(c) for part in own.split("|") for c in part.split(",")} <= os.sched_getaffinity(0)
     assert defaults(on_cpu=False).env == {}
     assert defaults(on_cpu=False).kwargs == {}  # a GPU compiles (CUDA graphs) unless told
-
-
-@pytest.mark.parametrize(
-    ("text", "cores"), [("0-3,8,10-11\n", [0, 1, 2, 3, 8, 10, 11]), ("1", [1])]
-)
-def test_parse_cpu_list(text: str, cores: list[int]) -> None:
-    assert parse_cpu_list(text) == cores
 
 
 @pytest.mark.parametrize(
