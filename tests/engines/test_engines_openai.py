@@ -339,7 +339,9 @@ def test_concurrency_is_limited_to_max_concurrency(server: FakeServer) -> None:
         with server.lock:
             if server.in_flight >= 3:
                 three_in_flight.set()
-        three_in_flight.wait(timeout=5)
+        # Generous: it returns as soon as the third arrives, and a loaded machine (the fast tier
+        # runs on every core) can take seconds to start the third request.
+        three_in_flight.wait(timeout=60)
         return Reply(body=completion(1), delay_s=0.02)
 
     server.script = [wait_for_company] * 12
