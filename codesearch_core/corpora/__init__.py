@@ -76,6 +76,7 @@ from codesearch_core.corpora.sources import (
     add_corpus,
     max_corpus_bytes,
     remove_tree,
+    swap_in,
     sweep_staging,
 )
 
@@ -132,6 +133,7 @@ __all__ = [
     "remove_tree",
     "seed_files",
     "short_id",
+    "swap_in",
     "sweep_staging",
     "text_lines",
     "visible_files",

@@ -455,17 +455,24 @@ def add_corpus(
     return AddResult(name, target, manifest, skipped)
 
 
+def swap_in(stage: Path, target: Path, prefix: str = _STAGING_PREFIX) -> None:
+    """Put the finished `stage` where `target` is: the old one is renamed aside first (a
+    staging name, which `sweep_staging` removes if this is killed midway) and put back if the
+    rename fails, so `target` is always whole, old or new; then the old one is removed."""
+    old = target.with_name(f"{prefix}old-{target.name}-{os.getpid()}-x")
+    os.rename(target, old)
+    try:
+        os.rename(stage, target)
+    except OSError:
+        os.rename(old, target)
+        raise
+    remove_tree(old)
+
+
 def _move_into_place(stage: Path, target: Path, replace: bool) -> None:
     os.chmod(stage, 0o755)  # rename needs no write on the folder itself; its parent is ours
     if replace and (target.exists() or target.is_symlink()):
-        old = target.with_name(f"{_STAGING_PREFIX}old-{target.name}-{os.getpid()}-x")
-        os.rename(target, old)
-        try:
-            os.rename(stage, target)
-        except OSError:
-            os.rename(old, target)
-            raise
-        remove_tree(old)
+        swap_in(stage, target)
     else:
         try:
             os.rename(stage, target)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from codesearch_core import config
-from codesearch_core.corpora import remove_tree, sweep_staging
+from codesearch_core.corpora import remove_tree, swap_in, sweep_staging
 from codesearch_core.errors import ModelError
 from codesearch_core.weights.content import (
     MANIFEST_NAME,
@@ -260,14 +260,7 @@ def add_model(
 
 def _move_into_place(stage: Path, target: Path) -> None:
     if target.exists() or target.is_symlink():
-        old = target.with_name(f"{_STAGING}old-{target.name}-{os.getpid()}-x")
-        os.rename(target, old)
-        try:
-            os.rename(stage, target)
-        except OSError:
-            os.rename(old, target)
-            raise
-        remove_tree(old)
+        swap_in(stage, target, _STAGING)
     else:
         os.rename(stage, target)
 
