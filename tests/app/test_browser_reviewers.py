@@ -109,9 +109,11 @@ def test_the_drafts_queue_takes_a_and_x_says_what_it_did_and_is_in_the_address(
     assert "queue=drafts" in page.url  # a reload or a link keeps the queue
     page.get_by_text("Draft 1 of 3 · 3 pending").wait_for()
     page.get_by_text("Keys: A accept · X reject").wait_for()
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("a")  # the key, not a click: as a reviewer does
     page.get_by_text("Accepted: blueprint").wait_for()
     page.get_by_text("Draft 2 of 3 · 2 pending").wait_for()
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("x")
     page.get_by_text(f"Rejected draft {SEEDED['drafts'][1]}.").wait_for()
     page.get_by_text("Draft 3 of 3 · 1 pending").wait_for()
@@ -128,14 +130,17 @@ def test_previous_and_next_step_through_what_a_reviewer_decided_and_the_bar_coun
     first = _heading(page)
     bar = page.get_by_text(PROGRESS)
     done, share = (int(n) for n in PROGRESS.search(bar.inner_text()).groups())  # type: ignore[union-attr]
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("x")
     expect(page.locator("h4").first).not_to_have_text(first)
     second = _heading(page)
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("s")
     expect(page.locator("h4").first).not_to_have_text(second)
     third = _heading(page)
     page.get_by_text(f"Your progress: {done + 2} of {share} done").wait_for()
 
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("ArrowLeft")  # the skipped item, as it was left
     page.get_by_text("Stepping back: decided item 2 of 2").wait_for()
     assert _position(_heading(page)) == _position(second)
@@ -144,8 +149,10 @@ def test_previous_and_next_step_through_what_a_reviewer_decided_and_the_bar_coun
     page.get_by_text("Stepping back: decided item 1 of 2").wait_for()
     assert _position(_heading(page)) == _position(first)
     page.get_by_text("Reviews: ivy reject").wait_for()
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("ArrowRight")
     page.get_by_text("Stepping back: decided item 2 of 2").wait_for()
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("ArrowRight")  # past the last: back to the items to do
     expect(page.get_by_text("Stepping back:")).to_have_count(0)
     assert _position(_heading(page)) == _position(third)
@@ -162,6 +169,7 @@ def test_a_failed_run_says_in_view_why_it_cannot_be_accepted(
     accept.wait_for()
     settle(page)
     expect(accept).to_be_disabled()
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("a")
     why = page.get_by_text("Its run failed: only a call that ran without an error can be accepted")
     expect(why).to_be_visible()
@@ -192,6 +200,7 @@ def test_back_and_forward_walk_between_pages_and_review_items_without_deciding_a
     page.get_by_text(ITEM).first.wait_for()
     first = _heading(page)
     first_url = page.url
+    settle(page)  # a key pressed while a run still draws the card can be lost
     page.locator("body").press("x")  # reject the first item: the card moves on
     expect(page.locator("h4").first).not_to_have_text(first)
     second = _heading(page)
