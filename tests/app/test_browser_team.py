@@ -152,6 +152,7 @@ def test_two_reviewers_at_once_two_reviews_per_item(
     ann.screenshot(path=str(SCREENSHOTS / "review_team.png"))  # the README's team section shows it
     # On a conflict card X is the lead's final reject, not one more ordinary vote (issue 39).
     ann.get_by_text("X final reject").first.wait_for()
+    settle(ann)
     ann.locator("body").press("x")
     ann.get_by_text("Final: Rejected").first.wait_for()
     settle(ann)
