@@ -1,11 +1,12 @@
 """How soon the next episode card appears after the accept key, in a real browser, at 100,000 episodes.
 
-Builds a store of N episodes (default 100,000) fast: the seeds are ingested and the reference
-policy plays every seed blueprint once (`gym.rollouts`, as `codesearch rollouts --engine reference
---k 1 --blueprints seeds` stores them), then copies of those episodes are inserted in bulk through
-DuckDB (one `INSERT ... SELECT`, in this benchmark only) until there are N: each copy has its own id
-and the blueprint id, trajectory and figures of the episode it copies, so every card shows a real
-trajectory of a real blueprint. Then it starts `streamlit run app.py` on the store, opens the
+Builds a store of N episodes (default 100,000) fast: the seeds are ingested and every single-search
+seed blueprint is played once as a 4-turn episode in the real gym (its reference search, a read of
+its first expected span, the search again, then a submit of every expected span: the card issue 39
+measures), each call labelled by another reviewer (the step labels the card reads), then copies of
+those episodes are inserted in bulk through DuckDB (one `INSERT ... SELECT`, in this benchmark only)
+until there are N: each copy has its own id and the blueprint id, trajectory and figures of the
+episode it copies, so every card shows a real trajectory of a real blueprint. Then it starts `streamlit run app.py` on the store, opens the
 Episodes queue of the Review page in Debian's Chromium (Playwright) and presses A (accept: records
 the vote and leases the next episode) N times, each time from the key press until the next card's
 episode id is on screen. Baseline in the same run: the store calls one decision makes, with no
@@ -33,13 +34,16 @@ import duckdb
 from bench_review_browser import READ_MS, browser_presses_ms
 
 from codesearch_core import ingest, studio
-from codesearch_core.gym import ReferencePolicy, as_tasks, rollouts, seed_blueprints
-from codesearch_core.models import DecisionAction
-from codesearch_core.store import EPISODE, Store
+from codesearch_core.corpora import corpus_root
+from codesearch_core.gym import Episode, seed_blueprints, stored_episode
+from codesearch_core.models import Blueprint, DecisionAction
+from codesearch_core.store import EPISODE, Store, StoredEpisode
 
 RESULTS = Path(__file__).parent / "results" / "episode_card.md"
 GOAL_MS = 300.0
 REVIEWER = "bench"
+#: Who labelled every call of the played episodes before the walk.
+LABELLER = "bench-labeller"
 #: The card's episode id, as the page shows it ("Episode `1a2b3c4d5e` · reference · ...").
 CARD_ID_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
@@ -53,8 +57,14 @@ def build(path: Path, n_episodes: int) -> int:
     copies of those, see the module docstring)."""
     with Store(path) as store:
         ingest.ensure_seeded(store)
-        rollouts(ReferencePolicy(), as_tasks(seed_blueprints()).tasks, store, k=1)
-        played = sum(store.episode_counts().values())
+        store.episodes.save(
+            [four_turns(bp) for bp in seed_blueprints() if bp.plan is None and bp.expected]
+        )
+        played = sum(store.queue(EPISODE).counts().values())
+        for episode in store.episodes.list(limit=played):
+            for turn, calls in enumerate(episode.trajectory["turns"], start=1):
+                for call in range(1, len(calls) + 1):
+                    store.steps.label(episode.episode_id, turn, call, "useful", LABELLER)
     copies = max(n_episodes - played, 0)
     conn = duckdb.connect(str(path))
     try:
@@ -78,23 +88,40 @@ def build(path: Path, n_episodes: int) -> int:
     return played
 
 
+def four_turns(bp: Blueprint) -> StoredEpisode:
+    """`bp` played in the gym in 4 turns: its search, a read, the search again, the submit."""
+    episode = Episode(bp, corpus_root(bp.corpus))
+    search = {"name": bp.reference_call.name.value, "arguments": bp.reference_call.arguments}
+    first = bp.expected[0]
+    episode.step([search])
+    episode.step([{"name": "read_file", "arguments": {"path": first.path, "start_line": 1,
+                                                      "end_line": first.end_line}}])  # fmt: skip
+    episode.step([search])
+    episode.step(
+        [{"name": "submit", "arguments": {"locations": [s.to_dict() for s in bp.expected]}}]
+    )
+    return stored_episode(episode.result(), corpus=bp.corpus, engine="bench", model="")
+
+
 def store_calls_ms(db: Path, decisions: int) -> list[float]:
     """What one decision costs the store: record the vote, lease the next episode, load its card
-    and the card frame's figures (progress, the reviewer's seen episodes, undo)."""
+    and the card frame's figures (progress, the reviewer's seen episodes, undo) and its step
+    labels."""
     times = []
     with Store(db) as store:
         current = studio.next_episode_id(store, REVIEWER)
         for _ in range(decisions):
             assert current is not None
             start = time.perf_counter()
-            store.record_decision(current, DecisionAction.ACCEPT, REVIEWER, kind=EPISODE)
+            store.queue(EPISODE).decide(current, DecisionAction.ACCEPT, REVIEWER)
             current = studio.next_episode_id(store, REVIEWER)
             assert current is not None
             studio.episode_card(store, current)
-            store.episode_counts()
-            store.queue_progress(REVIEWER, kind=EPISODE)
-            store.seen_items(REVIEWER, kind=EPISODE)
-            store.last_undoable(REVIEWER, kind=EPISODE)
+            store.steps.labels(current)
+            store.queue(EPISODE).counts()
+            store.queue(EPISODE).progress(REVIEWER)
+            store.queue(EPISODE).seen(REVIEWER)
+            store.queue(EPISODE).last_undoable(REVIEWER)
             times.append((time.perf_counter() - start) * 1000)
     return times
 
@@ -111,7 +138,7 @@ def main() -> None:
         played = build(db, args.episodes)
         built_s = time.perf_counter() - start
         with Store(db) as store:
-            stored = sum(store.episode_counts().values())
+            stored = sum(store.queue(EPISODE).counts().values())
         load_before = os.getloadavg()[0]
         # The baseline decides as another reviewer would: the browser's reviewer starts afresh.
         bare = store_calls_ms(db, args.presses)
@@ -135,7 +162,7 @@ def main() -> None:
         f"{os.cpu_count()} CPUs, niceness {os.nice(0)}; 1-minute load average "
         f"{load_before:.1f} before and {load_after:.1f} after.",
         "",
-        f"Store: {stored:,} open episodes ({played} played by the reference policy on the seeds, "
+        f"Store: {stored:,} open episodes ({played} seeds played in 4 turns, every call labelled, "
         f"the rest bulk copies of them with their own ids; built in {built_s:.1f} s). Chromium "
         f"(headless) on the Episodes queue (`/review?queue=episodes`); each press of A, from the "
         f"key to the next card's episode id on screen ({READ_MS} ms after the card was drawn "

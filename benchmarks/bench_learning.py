@@ -234,7 +234,7 @@ def score(steps: Steps, plan: Plan, model: str, stage: str, blueprints: Path,
                 "--db", str(db), "--json", *plan.eval_flags]  # fmt: skip
         summary = json.loads(steps.run(f"eval {mode} {stage}", argv, torch=True))
         with Store(db) as store:
-            run = store.get_eval_run(summary["run_id"])
+            run = store.evals.get(summary["run_id"])
         answers = {i.blueprint_id: i.answers[0] for i in (run.items if run else ()) if i.answers}
         for name, (ids, _) in sets.items():
             got = [answers[i] for i in ids if i in answers]  # one-call runs leave plans out

@@ -30,7 +30,7 @@ from bench_store import build
 from playwright.sync_api import Page, sync_playwright
 
 from codesearch_core.models import DecisionAction
-from codesearch_core.store.types import QueueFilters
+from codesearch_core.store.filters import QueueFilters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from browser_support import CHROMIUM, CHROMIUM_ARGS, start_studio_fixture

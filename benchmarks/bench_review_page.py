@@ -28,8 +28,10 @@ from streamlit.testing.v1 import AppTest
 
 from codesearch_core import studio
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
-from codesearch_core.store.types import DecisionState, QueueFilters
+from codesearch_core.store.filters import QueueFilters
+from codesearch_core.store.types import DecisionState
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 GOAL_MS = 1000.0
@@ -49,7 +51,7 @@ def store_calls_ms(
         for _ in range(clicks):
             assert current is not None
             start = time.perf_counter()
-            store.record_decision(current, action, filters.reviewer or "bench")
+            store.queue(PROPOSAL).decide(current, action, filters.reviewer or "bench")
             current = studio.next_item_id(store, filters, after_id=current)
             assert current is not None
             item = store.review_item(current)

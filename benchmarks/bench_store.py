@@ -28,9 +28,11 @@ from pathlib import Path
 import duckdb
 
 from codesearch_core.export.writers import ExportFormat, export
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
+from codesearch_core.store.filters import QueueFilters
 from codesearch_core.store.schema import GRADING_KEY_SQL, LIVE_EVENT_SQL, item_state_update
-from codesearch_core.store.types import DecisionState, QueueFilters
+from codesearch_core.store.types import DecisionState
 
 RESULTS = Path(__file__).parent / "results" / "store.md"
 TARGETS_MS = {"next": 20.0, "page": 20.0, "dashboard": 100.0, "export": 5000.0}
@@ -205,7 +207,10 @@ def main() -> None:
             (
                 "next",
                 "next item of a new reviewer, leased",
-                median_ms(lambda: store.lease_next(None, f"bench-{next(reviewers)}"), args.repeat),
+                median_ms(
+                    lambda: store.queue(PROPOSAL).lease_next(None, f"bench-{next(reviewers)}"),
+                    args.repeat,
+                ),
             )
         )
         page_cases = {

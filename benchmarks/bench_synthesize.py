@@ -70,7 +70,7 @@ def _row(corpus: str, workers: int, limit: int | None, db: Path | None = None) -
     with Store(db, idle_release_s=None) as store:
         started = time.perf_counter()
         report = synthesize(
-            corpus, writer=TemplateWriter(), sink=store, workers=workers, limit=limit,
+            corpus, writer=TemplateWriter(), sink=store.drafts, workers=workers, limit=limit,
             known_intents=stored_intents(store, corpus),
             known_drafts=stored_draft_ids(store, corpus),
         )  # fmt: skip

@@ -147,7 +147,7 @@ def run_store(
 ) -> Sample:
     path = tmp / f"verify-{workers}-{time.monotonic_ns()}.duckdb"
     with Store(path) as store:
-        store.add_blueprints(blueprints)
+        store.blueprints.add(blueprints)
         store.add_proposals(list(proposals))
         first: list[float] = []
         started = time.perf_counter()
@@ -190,7 +190,7 @@ def run_writes(
     transaction (1: one `record_execution_and_grade` each)."""
     path = tmp / f"writes-{time.monotonic_ns()}.duckdb"
     with Store(path) as store:
-        store.add_blueprints(blueprints)
+        store.blueprints.add(blueprints)
         store.add_proposals(list(proposals))
         started = time.perf_counter()
         for i in range(0, len(outcomes), batch):

@@ -225,7 +225,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "gym_server",
-        ("--reps", "1"),
+        ("--reps", "1", "--steps", "2", "--rounds", "1"),
         (
             Figure(
                 "gym server overhead, one search",
@@ -236,7 +236,14 @@ BENCHMARKS: tuple[Benchmark, ...] = (
             Figure(
                 "gym server overhead, no search", _row(r"no search \(an unknown tool\)", 4), "ms", 5
             ),
+            Figure(
+                "gym server plain-HTTP session overhead, no search",
+                _row(r"plain HTTP session: no search \(an unknown tool\)", 4),
+                "ms",
+                5,
+            ),
         ),
+        timeout_s=420,
     ),
     Benchmark(
         "review_browser",

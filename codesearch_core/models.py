@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -68,14 +68,27 @@ class Plan:
 
 @dataclass(frozen=True, slots=True, order=True)
 class Span:
-    """An expected finding: a file and an inclusive, 1-based line range."""
+    """An expected finding: a file and an inclusive, 1-based line range.
+
+    `supporting` marks a blueprint's expected span as context rather than the answer (Prime's
+    essential / supporting gold spans): the grade neither requires it nor penalises submitting it
+    (`grading.spans`). Not part of equality: it says how a span is graded, not which span it is.
+    """
 
     path: str
     start_line: int
     end_line: int
+    supporting: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "start_line": self.start_line, "end_line": self.end_line}
+        d: dict[str, Any] = {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+        }
+        if self.supporting:  # only when marked: an unmarked span's JSON is what it always was
+            d["supporting"] = True
+        return d
 
 
 class Finding(msgspec.Struct, frozen=True, order=True, gc=False):
@@ -99,6 +112,9 @@ class Finding(msgspec.Struct, frozen=True, order=True, gc=False):
     byte_end: int
     text: str
     language: str | None = None
+    #: Never marked: only a blueprint's expected `Span` is (a Finding may stand for one when
+    #: graded). A class constant, not a field: nothing encodes or compares it.
+    supporting: ClassVar[bool] = False
 
     @property
     def span(self) -> Span:
@@ -224,6 +240,11 @@ class Blueprint:
     #: count (`covers`) or would leave out (`excludes`). Kept in the seed file only, not in the
     #: store (a stored blueprint has none), so not part of equality.
     second_opinion: tuple[Check, ...] = field(default=(), compare=False)
+
+    @property
+    def essential(self) -> tuple[Span, ...]:
+        """The expected spans that are the answer: all but those marked supporting."""
+        return tuple(s for s in self.expected if not s.supporting)
 
     @property
     def reference(self) -> ToolCall | Plan:

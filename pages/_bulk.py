@@ -14,7 +14,7 @@ from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import BulkPlan, QueueFilters, Store
+from codesearch_core.store import PROPOSAL, BulkPlan, QueueFilters, Store
 from pages import _shared
 
 _FLASH: Final = "bulk_flash"  # what the last bulk action did, shown once
@@ -24,7 +24,9 @@ _ACCEPT, _REJECT = DecisionAction.ACCEPT, DecisionAction.REJECT
 def _apply(store: Store, filters: QueueFilters, plan: BulkPlan, reason: str, on_done: str) -> None:
     who = _shared.reviewer()
     try:
-        _, done = store.bulk_decide(filters, plan.action, who, expected=plan, reason=reason)
+        _, done = store.queue(PROPOSAL).bulk_decide(
+            filters, plan.action, who, expected=plan, reason=reason
+        )
         word = "Accepted" if plan.action is _ACCEPT else "Rejected"
         st.session_state[_FLASH] = ("success", f"{word} {len(done.item_ids)} items as one batch.")
     except CodesearchError as err:  # a stale count among them: nothing was written
@@ -34,7 +36,7 @@ def _apply(store: Store, filters: QueueFilters, plan: BulkPlan, reason: str, on_
 
 def _undo(store: Store) -> None:
     try:
-        store.undo_last(_shared.reviewer())
+        store.queue(PROPOSAL).undo(_shared.reviewer())
         st.session_state[_FLASH] = ("success", "Batch undone: its items are as they were.")
     except CodesearchError as err:
         st.session_state[_FLASH] = ("error", str(err))
@@ -56,7 +58,7 @@ def bulk_actions(store: Store, filters: QueueFilters) -> None:
         st.caption("Over the queue's filter as it is now. Each is one batch of final decisions, "
                    "audited; Undo batch takes it back whole.")  # fmt: skip
         accept, reject = st.columns(2)
-        plan = store.bulk_plan(filters, _ACCEPT)
+        plan = store.queue(PROPOSAL).bulk_plan(filters, _ACCEPT)
         with accept:
             st.markdown(plan.summary() + ".")
             sure = st.checkbox(f"Yes, accept these {len(plan.item_ids)}", key="bulk:ok:accept",
@@ -67,7 +69,7 @@ def bulk_actions(store: Store, filters: QueueFilters) -> None:
                 args=(store, filters, plan, "", "bulk:ok:accept"),
                 help="Confirm with the box first",
             )  # fmt: skip
-        no = store.bulk_plan(filters, _REJECT)
+        no = store.queue(PROPOSAL).bulk_plan(filters, _REJECT)
         with reject:
             reason = st.selectbox("Reason", studio.REJECT_REASONS, index=None, key="bulk:reason",
                                   placeholder="a reason for all of them")  # fmt: skip
@@ -80,7 +82,7 @@ def bulk_actions(store: Store, filters: QueueFilters) -> None:
                 args=(store, filters, no, str(reason or ""), "bulk:ok:reject"),
                 help="Pick a reason and confirm with the box first",
             )  # fmt: skip
-        batch = store.last_undoable_batch(who)
+        batch = store.queue(PROPOSAL).last_undoable_batch(who)
         if batch is not None:
             st.button(f"Undo batch ({batch[1]} items)", icon=":material/undo:", key="bulk:undo",
                       on_click=_undo, args=(store,))  # fmt: skip

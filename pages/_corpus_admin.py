@@ -108,7 +108,7 @@ def added_message() -> None:
 def _stale_blueprints(name: str, content_id: str) -> None:
     """Blueprints of this corpus whose spans were checked on another snapshot or tool version."""
     versions = tool_versions_json()
-    stale = _shared.get_store().stale_references({name: content_id}, versions)
+    stale = _shared.get_store().drift.stale_references({name: content_id}, versions)
     if stale:
         ids = ", ".join(f"`{bp.id}`" for bp in stale[:20]) + (" …" if len(stale) > 20 else "")
         st.warning(

@@ -1,11 +1,13 @@
-"""The Review page's queue picker (Proposals, Drafts, Drift: `pages/_drift_queue.py`, Episodes:
-`pages/_episodes_queue.py`, QA: `pages/_qa_queue.py`) and its Drafts queue: synthesized draft
+"""The Review page's Drafts queue (the picker: `pages/_queues.py`): synthesized draft
 blueprints, one at a time, leased to the reviewer like proposals; accept one as a blueprint, edit
 its intent, reject or skip it, undo, and step back with Previous / Next (the shared card frame,
 `pages/_queue_frame.py`).
 Also the provenance box the Blueprints page shows for a blueprint accepted from a draft."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
 
 import pandas as pd
 import streamlit as st
@@ -14,57 +16,34 @@ from codesearch_core import studio
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, Difficulty
 from codesearch_core.store import DRAFT, Draft, Store
-from pages import _drift_queue, _episodes_queue, _qa_queue, _queue_frame, _shared
+from pages import _item_queue, _queue_frame, _shared
 
-QUEUE = "review:queue"
-PROPOSALS, DRAFTS, DRIFT, EPISODES, QA = "Proposals", "Drafts", "Drift", "Episodes", "QA"
 LAST_ACCEPTED = "drafts:last_accepted"  # the blueprint id the reviewer's last accept made
-FLASH = "drafts:flash"
-PINNED = "drafts:current"  # a draft stepped back to (Previous) or put back by Undo
 
 
-def show(store: Store) -> bool:
-    """Draw the queue picker; with the Drafts, Drift, Episodes or QA queue picked, draw it and
-    return True (the page then stops: the proposals' card is not drawn)."""
-    wanted = {"drafts": DRAFTS, "drift": DRIFT, "episodes": EPISODES, "qa": QA}.get(
-        st.query_params.get(_queue_frame.QUEUE_PARAM, "")
-    )
-    if wanted and QUEUE not in st.session_state:
-        st.session_state[QUEUE] = wanted
-    episodes = store.episode_counts()  # the Episodes queue's caption too: one count a run
-    qa = store.qa_counts()  # likewise the QA queue's
-    counts = {DRAFTS: store.draft_counts()["pending"], DRIFT: len(store.open_drift()),
-              EPISODES: episodes["open"], QA: qa["open"]}  # fmt: skip
-    choice = st.segmented_control(
-        "Queue", [PROPOSALS, DRAFTS, DRIFT, EPISODES, QA], default=PROPOSALS, key=QUEUE, required=True,
-        format_func=lambda q: f"{q} ({counts[q]})" if q in counts else q,
-    )  # fmt: skip
-    _queue_frame.address_queue(str(choice).lower())
-    if choice == DRAFTS:
-        _queue(store)
-        return True
-    if choice == DRIFT:
-        _drift_queue.draw(store)
-        return True
-    if choice == EPISODES:
-        _episodes_queue.draw(store, episodes)
-        return True
-    if choice == QA:
-        _qa_queue.draw(store, qa)
-        return True
-    return False
+def _undone(draft_id: str) -> str:
+    """An undo's message; an accept's blueprint went with it, so the button to open it goes."""
+    st.session_state.pop(LAST_ACCEPTED, None)
+    return f"Undone: draft `{draft_id}` is back on the card."
 
 
-def _queue(store: Store) -> None:
-    counts = store.draft_counts()
-    st.caption(f"Drafts: {counts['pending']} pending · {counts['accepted']} accepted · "
-               f"{counts['rejected']} rejected")  # fmt: skip
-    if flash := st.session_state.pop(FLASH, None):
-        _queue_frame.flash(*flash)
+#: Step, undo and the message are the shared flow's; accept, reject and skip are decided in the
+#: script, not a callback: they save the card's edited intent and difficulty first.
+QUEUE: Final = _item_queue.Flow(
+    kind=DRAFT, state="drafts", widgets="dq", noun="draft", undone=_undone
+)
+FLASH: Final = QUEUE.flash_key
+
+
+def draw(store: Store, counts: Mapping[str, int]) -> None:
+    """The queue; `counts` are the queue's `counts()`, read once by the queue picker."""
+    st.caption(f"Drafts: {counts['open']} pending · {counts['accept']} accepted · "
+               f"{counts['reject']} rejected")  # fmt: skip
+    QUEUE.flash()
     last = st.session_state.get(LAST_ACCEPTED)
     if last and st.button(f"Open `{last}` on the Blueprints page", icon=":material/edit_note:",
                           key="drafts:open"):  # fmt: skip
-        blueprint = store.get_blueprint(last)
+        blueprint = store.blueprints.get(last)
         if blueprint is not None:
             _shared.go_to(
                 _shared.PAGE_BLUEPRINTS,
@@ -76,49 +55,30 @@ def _queue(store: Store) -> None:
         return
     with _shared.shown_errors():
         # A draft stepped back to or put back by Undo is shown as it is; otherwise the next one.
-        draft_id = st.session_state.get(PINNED) or store.lease_next_draft(who)
-        draft = store.get_draft(draft_id) if draft_id else None
-        _queue_frame.progress(*store.queue_progress(who, kind=DRAFT))
-        _queue_frame.step_row(store.seen_items(who, kind=DRAFT), draft.id if draft else None,
-                              key="drafts", on_step=_step)  # fmt: skip
+        pinned = st.session_state.get(QUEUE.pinned_key)
+        draft_id = pinned or store.queue(DRAFT).lease_next(None, who)
+        draft = store.drafts.get(draft_id) if draft_id else None
+        _queue_frame.progress(*store.queue(DRAFT).progress(who))
+        _queue_frame.step_row(store.queue(DRAFT).seen(who), draft.id if draft else None,
+                              key="drafts", on_step=QUEUE.step)  # fmt: skip
         if draft is None:
             st.info("No drafts left to review: make some on the Synthesize page.",
                     icon=":material/inbox:")  # fmt: skip
-            if store.last_undoable(who, kind=DRAFT):
+            if store.queue(DRAFT).last_undoable(who):
                 st.button("Undo last decision", icon=":material/undo:", shortcut="U",
-                          key="dq:undo_empty", on_click=_undo, args=(store, who))  # fmt: skip
+                          key="dq:undo_empty", on_click=QUEUE.undo)  # fmt: skip
             return
         _card(store, draft, who, counts)
 
 
-def _step(draft_id: str | None) -> None:
-    if draft_id is None:
-        st.session_state.pop(PINNED, None)
-    else:
-        st.session_state[PINNED] = draft_id
-
-
-def _undo(store: Store, who: str) -> None:
-    """Take back the reviewer's latest draft decision (an accept's blueprint goes with it) and
-    put that draft back on the card."""
-    try:
-        draft_id, _ = store.undo_last(who, kind=DRAFT)
-    except CodesearchError as err:
-        st.session_state[FLASH] = ("error", f"Not undone: {err}")
-        return
-    st.session_state[PINNED] = draft_id
-    st.session_state.pop(LAST_ACCEPTED, None)
-    st.session_state[FLASH] = ("success", f"Undone: draft `{draft_id}` is back on the card.")
-
-
-def _card(store: Store, draft: Draft, who: str, counts: dict[str, int]) -> None:
+def _card(store: Store, draft: Draft, who: str, counts: Mapping[str, int]) -> None:
     card = studio.draft_card(draft)
     key = f"{draft.id}:{draft.version}"
-    decided = counts["accepted"] + counts["rejected"]
+    decided = counts["accept"] + counts["reject"]
     pending = draft.status == "pending"
     with st.container(border=True):
-        _queue_frame.position(f"Draft {decided + 1} of {decided + counts['pending']}",
-                              f"{counts['pending']} pending")  # fmt: skip
+        _queue_frame.position(f"Draft {decided + 1} of {decided + counts['open']}",
+                              f"{counts['open']} pending")  # fmt: skip
         st.markdown(f"**{draft.corpus}** · `{draft.language}` · rule `{draft.rule}` · "
                     f"{len(draft.expected)} findings in {card.files} files")  # fmt: skip
         if not pending:
@@ -149,9 +109,9 @@ def _card(store: Store, draft: Draft, who: str, counts: dict[str, int]) -> None:
                 _queue_frame.Choice("Skip", ":material/skip_next:", "dq:skip", shortcut="S",
                                     disabled=not pending, help=done, width=1.2),
                 _queue_frame.Choice("Undo", ":material/undo:", "dq:undo", shortcut="U",
-                                    disabled=store.last_undoable(who, kind=DRAFT) is None,
+                                    disabled=store.queue(DRAFT).last_undoable(who) is None,
                                     help="Undo your own last draft decision (on any draft)",
-                                    on_click=_undo, args=(store, who), width=1.2),
+                                    on_click=QUEUE.undo, width=1.2),
                 _queue_frame.Choice("Save edit", ":material/save:", "dq:save",
                                     disabled=not pending),
             ],
@@ -167,20 +127,21 @@ def _card(store: Store, draft: Draft, who: str, counts: dict[str, int]) -> None:
     try:
         seen = draft.version
         if edited and not skip:
-            seen = store.edit_draft(draft.id, intent=intent, difficulty=str(difficulty),
+            seen = store.drafts.edit(draft.id, intent=intent, difficulty=str(difficulty),
                                     seen_version=seen).version  # fmt: skip
         if accept:
-            made = store.accept_draft(draft.id, who, note=note, seen_version=seen)
-            st.session_state[LAST_ACCEPTED] = made
+            store.queue(DRAFT).decide(draft.id, DecisionAction.ACCEPT, who, note, version=seen)
+            blueprint_id = (store.drafts.get(draft.id) or draft).blueprint_id
+            st.session_state[LAST_ACCEPTED] = blueprint_id
             st.session_state[FLASH] = (
                 "success",
-                f"Accepted: blueprint `{made}` made from the draft.",
+                f"Accepted: blueprint `{blueprint_id}` made from the draft.",
             )
         elif reject:
-            store.reject_draft(draft.id, who, note=note, seen_version=seen)
+            store.queue(DRAFT).decide(draft.id, DecisionAction.REJECT, who, note, version=seen)
             st.session_state[FLASH] = ("success", f"Rejected draft `{draft.id}`.")
         elif skip:
-            store.record_decision(draft.id, DecisionAction.SKIP, who, note, kind=DRAFT)
+            store.queue(DRAFT).decide(draft.id, DecisionAction.SKIP, who, note)
             st.session_state[FLASH] = (
                 "success",
                 f"Skipped draft `{draft.id}`: it stays pending for the others.",
@@ -191,7 +152,7 @@ def _card(store: Store, draft: Draft, who: str, counts: dict[str, int]) -> None:
         st.error(f"Not done: {err}", icon=":material/error:")
         return
     if not save:
-        st.session_state.pop(PINNED, None)
+        st.session_state.pop(QUEUE.pinned_key, None)
     st.rerun()
 
 

@@ -1,10 +1,13 @@
 """The Review page's Drift queue: items whose findings changed when `codesearch verify --stale`
 re-ran them on a new corpus snapshot or tool version, with the findings before and after marked
 in the files; a lead keeps or rejects an accepted proposal, or takes or keeps a reference's spans.
-Accepted items in drift are held out of exports until decided."""
+Accepted items in drift are held out of exports until decided. Its decide, skip and undo are the
+shared review flow's (`pages/_item_queue.py`); what is its own is the table it picks from, the
+card, and the words of its A and X: the resolution each makes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import pandas as pd
@@ -12,27 +15,40 @@ import streamlit as st
 
 from codesearch_core import corpora
 from codesearch_core.access import Action
-from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, Span
 from codesearch_core.store import DRIFT, DriftItem, Store
 from codesearch_core.studio import Mark, Tone, hit_windows, render_lines_html
-from pages import _queue_frame, _shared
+from pages import _item_queue, _queue_frame, _shared
 
-PICKED: Final = "drift:picked"  # the item an Undo put back on the card
-FLASH: Final = "drift:flash"
 MAX_FILES: Final = 8
+#: The queue's answers on A and X, in the order of a card's choices (`queue_kinds.DRIFT_RESOLUTIONS`).
+_ANSWERS: Final = (DecisionAction.ACCEPT, DecisionAction.REJECT)
 
 
-def draw(store: Store) -> None:
-    items = store.open_drift()
-    held = store.drift_held_out()
+def _said(store: Store, item_id: str, action: DecisionAction, final: bool) -> str:
+    """A decision's message: the resolution it made (kept, rejected, updated), or a skip's."""
+    if action is DecisionAction.SKIP:
+        return f"{item_id}: skipped, it stays open"
+    item = store.drift.get(item_id)
+    return f"{item_id}: {item.resolution if item is not None else action.value}"
+
+
+QUEUE: Final = _item_queue.Flow(
+    kind=DRIFT, state="drift", widgets="drift", noun="drift item", said=_said,
+    undone=lambda item_id: f"{item_id}: undone, it is open again",
+)  # fmt: skip
+
+
+def draw(store: Store, counts: Mapping[str, int]) -> None:
+    """The queue; the picker's `counts` go unused: the table lists the open items themselves."""
+    items = store.drift.open()
+    held = store.drift.held_out()
     st.caption(
         f"Drift: {len(items)} item(s) whose findings changed on a new corpus snapshot or tool "
         f"version · {held} accepted item(s) held out of exports until decided. "
         "`codesearch verify --stale` fills this queue."
     )
-    if flash := st.session_state.pop(FLASH, None):
-        _queue_frame.flash(*flash)
+    QUEUE.flash()
     if not items:
         st.info("Nothing in drift.", icon=":material/inbox:")
         return
@@ -62,19 +78,17 @@ def _pick(store: Store, items: list[DriftItem], rows: list[int]) -> int:
     """The item on the card: one put back by Undo, else the row picked in the table, else the
     first the reviewer has not skipped (a skip moves on, as on every queue)."""
     ids = [d.item_id for d in items]
-    if (put_back := st.session_state.get(PICKED)) in ids:
+    if (put_back := st.session_state.get(QUEUE.pinned_key)) in ids:
         return ids.index(put_back)
     if rows:
         return rows[0]
     who = _shared.reviewer()
-    skipped = (
-        {i for i, vote in store.seen_items(who, kind=DRIFT) if vote == "skip"} if who else set()
-    )
+    skipped = {i for i, vote in store.queue(DRIFT).seen(who) if vote == "skip"} if who else set()
     return next((n for n, i in enumerate(ids) if i not in skipped), 0)
 
 
 def _card(store: Store, item: DriftItem, position: int, total: int) -> None:
-    bp = store.get_blueprint(item.blueprint_id)
+    bp = store.blueprints.get(item.blueprint_id)
     with st.container(border=True):
         _queue_frame.position(f"Item {position} of {total}", f"{total} open")
         what = "accepted proposal" if item.kind == "proposal" else "reference call"
@@ -145,66 +159,31 @@ def _actions(store: Store, item: DriftItem) -> None:
             ("updated", "Take the new findings as expected", ":material/sync:", "take new"),
             ("kept", "Keep the expected spans", ":material/undo:", "keep"),
         ]
-    note_key = f"drift:note:{item.item_id}"
     if who:
-        _queue_frame.progress(*store.queue_progress(who, kind=DRIFT))
-    clicked = _queue_frame.action_row(
+        _queue_frame.progress(*store.queue(DRIFT).progress(who))
+    _queue_frame.action_row(
         [
             *(
                 _queue_frame.Choice(
                     label, icon, f"drift:{resolution}:{item.item_id}", word=word, shortcut=key,
                     primary=key == "A", disabled=refused is not None or not who, help=refused,
-                    width=2.4,
+                    on_click=QUEUE.decide, args=(item.item_id, action, None), width=2.4,
                 )
-                for (resolution, label, icon, word), key in zip(choices, "AX", strict=True)
+                for (resolution, label, icon, word), key, action
+                in zip(choices, "AX", _ANSWERS, strict=True)
             ),
             _queue_frame.Choice(
                 "Skip", ":material/skip_next:", "drift:skip", shortcut="S",
-                disabled=refused is not None or not who, help=refused, on_click=_skip,
-                args=(store, item.item_id, who, note_key), width=1.2,
+                disabled=refused is not None or not who, help=refused, on_click=QUEUE.decide,
+                args=(item.item_id, DecisionAction.SKIP, None), width=1.2,
             ),
             _queue_frame.Choice(
                 "Undo", ":material/undo:", "drift:undo", shortcut="U",
-                disabled=not who or store.last_undoable(who or "", kind=DRIFT) is None,
-                help="Undo your own last drift decision (it is open again)", on_click=_undo,
-                args=(store, who), width=1.2,
+                disabled=not who or store.queue(DRIFT).last_undoable(who or "") is None,
+                help="Undo your own last drift decision (it is open again)", on_click=QUEUE.undo,
+                width=1.2,
             ),
         ],
-        note_key=note_key,
+        note_key=QUEUE.note_key(item.item_id),
         note_placeholder="note · Enter, then A / X / S",
     )  # fmt: skip
-    for resolution, *_ in choices:
-        if not clicked[f"drift:{resolution}:{item.item_id}"]:
-            continue
-        try:
-            note = str(st.session_state.get(note_key, "")).strip()
-            store.resolve_drift(item.item_id, resolution, who or "", note=note)
-        except CodesearchError as err:
-            st.error(str(err), icon=":material/error:")
-            return
-        st.session_state[FLASH] = ("success", f"{item.item_id}: {resolution}")
-        st.session_state.pop(PICKED, None)
-        st.rerun()
-
-
-def _skip(store: Store, item_id: str, who: str | None, note_key: str) -> None:
-    note = str(st.session_state.get(note_key, "")).strip()
-    try:
-        store.record_decision(item_id, DecisionAction.SKIP, who or "", note, kind=DRIFT)
-    except CodesearchError as err:
-        st.session_state[FLASH] = ("error", f"Not skipped: {err}")
-        return
-    st.session_state.pop(PICKED, None)
-    st.session_state[FLASH] = ("success", f"{item_id}: skipped, it stays open")
-
-
-def _undo(store: Store, who: str | None) -> None:
-    """Take back the reviewer's latest drift decision (its resolution with it); that item is
-    open again and back on the card."""
-    try:
-        item_id, _ = store.undo_last(who or "", kind=DRIFT)
-    except CodesearchError as err:
-        st.session_state[FLASH] = ("error", f"Not undone: {err}")
-        return
-    st.session_state[PICKED] = item_id
-    st.session_state[FLASH] = ("success", f"{item_id}: undone, it is open again")

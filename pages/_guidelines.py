@@ -21,7 +21,7 @@ def _byline(g: Guidelines) -> str:
 
 def folded() -> None:
     """The guidelines in force, folded ("Guidelines v3"), for the card; nothing before any exist."""
-    g = _shared.get_store().guidelines()
+    g = _shared.get_store().guidelines.get()
     if g is None:
         return
     with st.expander(f"Guidelines v{g.version}", icon=":material/menu_book:"):
@@ -31,7 +31,7 @@ def folded() -> None:
 
 def _save(store: Store) -> None:
     try:
-        saved = store.save_guidelines(str(st.session_state.get("gl:text", "")))
+        saved = store.guidelines.save(str(st.session_state.get("gl:text", "")))
     except CodesearchError as err:
         st.session_state[_FLASH] = ("error", str(err))  # the text stays in the box
         return
@@ -48,7 +48,7 @@ def editor() -> None:
     next version (a form: typing then clicking Save saves what was typed)."""
     store = _shared.get_store()
     st.subheader("Annotation guidelines", anchor=False)
-    current = store.guidelines()
+    current = store.guidelines.get()
     st.caption(
         _byline(current) if current else "None yet: what a lead writes here shows, folded, on "
         "every review card."

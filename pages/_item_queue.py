@@ -1,7 +1,9 @@
-"""Which item a Review queue shows on its card, and the callbacks that decide, undo, step and open a
-conflict, for the queues whose items are reviewed as they are (Episodes, QA). Each such queue
-describes itself once (`ItemQueue`); the card it draws inside the shared frame
-(`pages/_queue_frame.py`) is its own.
+"""The review flow every queue of the Review page shares: the callbacks that decide, undo, step
+and open a conflict, the last action's message, and (`ItemQueue`) which item the card shows, for
+the queues whose items are reviewed as they are (Episodes, QA). Each queue describes itself once
+(`Flow`, or `ItemQueue` for those that lease their items through it); what is really its own is a
+hook (`said`: how its messages word a decision; `undone`: an undo), and the card it draws inside the
+shared frame (`pages/_queue_frame.py`) is its own.
 
 The item on the card is in the address (`?item=ID`), so a reload, a link or Back resumes it; an
 item the reviewer stepped back to (Previous), or that Undo or a lead's conflict button brought, is
@@ -11,7 +13,7 @@ item the reviewer stepped back to (Previous), or that Undo or a lead's conflict 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import streamlit as st
@@ -26,23 +28,29 @@ from pages import _queue_frame, _shared
 C = TypeVar("C", bound=studio.QueueCard)
 
 
-@dataclass(frozen=True)
-class ItemQueue(Generic[C]):
-    """One queue: its kind of item, its session-state and widget key prefixes, the word for its
-    items in messages, and how the studio loads a card, names it, and says it is still to do."""
+@dataclass(frozen=True, kw_only=True)
+class Flow:
+    """One queue's review flow: its kind of item, its session-state and widget key prefixes, the
+    word for its items in messages, and the hooks where a queue words its messages its own way."""
 
     kind: str
     state: str  # session-state keys: "{state}:current", ...
-    widgets: str  # widget keys: "{widgets}:note:{id}", "{widgets}:reason:{id}"
+    widgets: str  # widget keys: "{widgets}:note:{id}", "{widgets}:reason:{id}" ("": "note:{id}")
     noun: str  # "episode", "item": what the messages call one
-    words: Mapping[DecisionAction, str]  # the message's first word for each decision
-    load: Callable[[Store, str], C | None]
-    id_of: Callable[[C], str]
-    next_id: Callable[[Store, str], str | None]
+    #: The message's first word for each decision (unless `said` words the whole message).
+    words: Mapping[DecisionAction, str] = field(default_factory=dict)
     #: How a message names an item (a 64-character episode id: its first 10).
     short: Callable[[str], str] = str
-    #: Said after "No {noun} `ID` in this store" when an address names an item that is not there.
-    missing_hint: str = ""
+    #: The message after a recorded decision (store, item id, action, final), where the queue
+    #: says it its own way: Drift names the resolution the decision made, read back from the store.
+    said: Callable[[Store, str, DecisionAction, bool], str] | None = None
+    #: The message after an undo put an item back (its id), where the queue says it its own way.
+    undone: Callable[[str], str] | None = None
+    #: How the messages of decisions and undos show (`_queue_frame.flash`): Proposals toasts them.
+    shown_as: str = "success"
+    #: The item a decision brings to the card (store, the decided item's id), where the queue
+    #: picks it itself (Proposals: the next its filters select); None: the next one to do.
+    next_after: Callable[[Store, str], str | None] | None = None
 
     @property
     def current_key(self) -> str:
@@ -57,10 +65,162 @@ class ItemQueue(Generic[C]):
         return f"{self.state}:flash"
 
     def note_key(self, item_id: str) -> str:
-        return f"{self.widgets}:note:{item_id}"
+        return f"{self.widgets}:note:{item_id}" if self.widgets else f"note:{item_id}"
 
     def reason_key(self, item_id: str) -> str:
-        return f"{self.widgets}:reason:{item_id}"
+        return f"{self.widgets}:reason:{item_id}" if self.widgets else f"reason:{item_id}"
+
+    def flash(self) -> tuple[str, str] | None:
+        """The last action's message, once; returns it (kind, text), or None."""
+        said: tuple[str, str] | None = st.session_state.pop(self.flash_key, None)
+        if said:
+            _queue_frame.flash(*said)
+        return said
+
+    def action_row(
+        self,
+        item_id: str,
+        seen: int | None,
+        *,
+        can_undo: bool,
+        undo_help: str,
+        refused: str | None = None,
+        can_decide: bool = True,
+        blocked: str | None = None,
+        in_conflict: bool = False,
+        accept: tuple[str, str, str | None] = ("Accept", "", None),
+        reject: tuple[str, str, str | None] = ("Reject", "", None),
+        extra: Callable[[], None] | None = None,
+    ) -> None:
+        """The card's A / X / S / U row, the note (and `extra`: a reject reason) wired to this
+        flow. `seen`: the reviewer's vote's event id (a stale tab's decision is refused);
+        `refused`: why the reviewer may not decide (greys A, X, S); `blocked`: why the item cannot
+        be accepted (greys A, said under the row); `accept` / `reject`: (label, key word, help),
+        as the queue names them (QA: Correct / Incorrect). An item `in_conflict`: A and X are a
+        lead's final decisions."""
+        pre = f"{self.widgets}:" if self.widgets else ""
+        off = bool(refused) or not can_decide
+        (yes, yes_word, yes_help), (no, no_word, no_help) = accept, reject
+        _queue_frame.action_row(
+            [
+                _queue_frame.Choice(
+                    yes, ":material/check:", f"{pre}accept", word=yes_word, shortcut="A",
+                    primary=True, disabled=off or blocked is not None,
+                    help=blocked or refused or yes_help, on_click=self.decide,
+                    args=(item_id, DecisionAction.ACCEPT, seen), width=1.5,
+                ),
+                _queue_frame.Choice(
+                    no, ":material/close:", f"{pre}reject", word=no_word, shortcut="X",
+                    disabled=off, help=refused or no_help, on_click=self.decide,
+                    args=(item_id, DecisionAction.REJECT, seen),
+                    width=1.6 if len(no) > len("Reject") else 1.5,  # "Incorrect" whole
+                ),
+                _queue_frame.Choice(
+                    "Skip", ":material/skip_next:", f"{pre}skip", shortcut="S", disabled=off,
+                    help=refused, on_click=self.decide,
+                    args=(item_id, DecisionAction.SKIP, seen), width=1.3,
+                ),
+                _queue_frame.Choice(
+                    "Undo", ":material/undo:", f"{pre}undo", shortcut="U", disabled=not can_undo,
+                    on_click=self.undo, help=undo_help, width=1.3,
+                ),
+            ],
+            note_key=self.note_key(item_id),
+            note_placeholder="note · Enter, then A / X / S",
+            extra=extra,
+            # Said in view, next to the greyed button: A on a greyed Accept does nothing, and a
+            # reviewer pressing it saw no reason at all (issue 29).
+            blocked=f":red[**Cannot be accepted.** {blocked}]" if blocked and can_decide else None,
+            conflict=_queue_frame.Conflict(self.noun, item_id, pre, self.decide, blocked,
+                                           can_decide)
+            if in_conflict else None,
+        )  # fmt: skip
+
+    # --- callbacks: they run before the card is drawn again -------------------------------------
+
+    def step(self, item_id: str | None) -> None:
+        """Previous / Next: an item the reviewer decided, as it is; None: the next one to do."""
+        if item_id is None:
+            st.session_state.pop(self.pinned_key, None)
+            st.session_state[self.current_key] = None
+        else:
+            st.session_state[self.current_key] = st.session_state[self.pinned_key] = item_id
+
+    def decide(
+        self, item_id: str, action: DecisionAction, seen: int | None, final: bool = False
+    ) -> None:
+        """Record the reviewer's decision with the card's note (and reason, on a reject)."""
+        store = _shared.get_store()
+        note = str(st.session_state.get(self.note_key(item_id), "")).strip()
+        reason = None
+        if action is DecisionAction.REJECT:
+            reason = st.session_state.get(self.reason_key(item_id))
+        try:
+            store.queue(self.kind).decide(item_id, action, _shared.reviewer(), note=note,
+                                  reason=reason or "", seen=seen, final=final)  # fmt: skip
+        except StaleDecisionError as err:
+            # Another tab of this reviewer decided it: the next one, with why.
+            st.session_state[self.current_key] = self._next(store, item_id)
+            st.session_state[self.flash_key] = ("warning", str(err))
+            return
+        except CodesearchError as err:
+            # Nothing was written: the card stays, with the reason.
+            st.session_state[self.flash_key] = ("error", f"Not done: {err}")
+            return
+        st.session_state.pop(self.pinned_key, None)
+        st.session_state[self.current_key] = self._next(store, item_id)
+        if self.said is not None:
+            text = self.said(store, item_id, action, final)
+        else:
+            said = (f" ({reason})" if reason else "") + (f" with the note “{note}”" if note else "")
+            final_word = "Final: " if final else ""
+            text = f"{final_word}{self.words[action]} {self.noun} `{self.short(item_id)}`{said}."
+        st.session_state[self.flash_key] = (self.shown_as, text)
+
+    def _next(self, store: Store, item_id: str) -> str | None:
+        return self.next_after(store, item_id) if self.next_after is not None else None
+
+    def undo(self) -> None:
+        """Undo the reviewer's own last decision in this queue: that item is back on the card."""
+        try:
+            item_id, _ = _shared.get_store().queue(self.kind).undo(_shared.reviewer())
+        except CodesearchError as err:
+            st.session_state[self.flash_key] = ("error", f"Not done: {err}")
+            return
+        st.session_state[self.current_key] = st.session_state[self.pinned_key] = item_id
+        text = f"Undone: {self.noun} `{self.short(item_id)}` is back on the card."
+        st.session_state[self.flash_key] = (
+            self.shown_as,
+            self.undone(item_id) if self.undone else text,
+        )
+
+    def open_conflict(self) -> None:
+        """A lead's button: the first item in conflict on the card, to settle."""
+        in_conflict = _shared.get_store().queue(self.kind).first_in_state("conflict")
+        if in_conflict:
+            st.session_state[self.current_key] = st.session_state[self.pinned_key] = in_conflict
+
+
+@dataclass(frozen=True, kw_only=True)
+class ItemQueue(Flow, Generic[C]):
+    """A queue whose card the flow picks: how the studio loads a card, names it, and says which
+    one is next to do for a reviewer (leased to them)."""
+
+    load: Callable[[Store, str], C | None]
+    id_of: Callable[[C], str]
+    next_id: Callable[[Store, str], str | None]
+    #: Said after "No {noun} `ID` in this store" when an address names an item that is not there.
+    missing_hint: str = ""
+
+    def place(self, store: Store, item_id: str, who: str, title: str) -> None:
+        """The card's head: "{title} k of n · m left" among the reviewer's share, their progress,
+        and Previous / Next over what they decided."""
+        done, share = store.queue(self.kind).progress(who)
+        seen = store.queue(self.kind).seen(who)
+        at = studio.queue_place(seen, item_id, done)
+        _queue_frame.position(f"{title} {min(at, share)} of {share}", f"{share - done} left")
+        _queue_frame.progress(done, share)
+        _queue_frame.step_row(seen, item_id, key=self.state, on_step=self.step)
 
     def current(self, store: Store, who: str) -> C | None:
         """The item for the card: the one the address names (a reload, a link, Back), the one on
@@ -75,7 +235,7 @@ class ItemQueue(Generic[C]):
                        "one to do instead.", icon=":material/search_off:")  # fmt: skip
         pinned = card is not None and self.id_of(card) == st.session_state.get(self.pinned_key)
         if card is not None and studio.still_to_do(card, who):
-            store.take_lease(self.id_of(card), who, kind=self.kind)  # a reload or a link
+            store.queue(self.kind).take_lease(self.id_of(card), who)  # a reload or a link
         elif card is not None and not pinned:
             card = None  # decided meanwhile (another tab, another reviewer): not to do any more
         if card is None:
@@ -117,74 +277,9 @@ class ItemQueue(Generic[C]):
             if shown is not None:
                 card(store, shown, who)
                 return
-            _queue_frame.step_row(store.seen_items(who, kind=self.kind), None, key=self.state,
+            _queue_frame.step_row(store.queue(self.kind).seen(who), None, key=self.state,
                                   on_step=self.step)  # fmt: skip
             st.info(empty, icon=":material/inbox:")
-            if store.last_undoable(who, kind=self.kind):
+            if store.queue(self.kind).last_undoable(who):
                 st.button("Undo last decision", icon=":material/undo:", shortcut="U",
                           on_click=self.undo, key=f"{self.widgets}:undo_empty")  # fmt: skip
-
-    def flash(self) -> None:
-        """The last action's message, once."""
-        if said := st.session_state.pop(self.flash_key, None):
-            _queue_frame.flash(*said)
-
-    # --- callbacks: they run before the card is drawn again -------------------------------------
-
-    def step(self, item_id: str | None) -> None:
-        """Previous / Next: an item the reviewer decided, as it is; None: the next one to do."""
-        if item_id is None:
-            st.session_state.pop(self.pinned_key, None)
-            st.session_state[self.current_key] = None
-        else:
-            st.session_state[self.current_key] = st.session_state[self.pinned_key] = item_id
-
-    def decide(
-        self, item_id: str, action: DecisionAction, seen: int | None, final: bool = False
-    ) -> None:
-        """Record the reviewer's decision with the card's note (and reason, on a reject)."""
-        store = _shared.get_store()
-        note = str(st.session_state.get(self.note_key(item_id), "")).strip()
-        reason = None
-        if action is DecisionAction.REJECT:
-            reason = st.session_state.get(self.reason_key(item_id))
-        try:
-            store.record_decision(item_id, action, _shared.reviewer(), note=note,
-                                  reason=reason or "", seen=seen, final=final,
-                                  kind=self.kind)  # fmt: skip
-        except StaleDecisionError as err:
-            # Another tab of this reviewer decided it: the next one, with why.
-            st.session_state[self.current_key] = None
-            st.session_state[self.flash_key] = ("warning", str(err))
-            return
-        except CodesearchError as err:
-            # Nothing was written: the card stays, with the reason.
-            st.session_state[self.flash_key] = ("error", f"Not done: {err}")
-            return
-        st.session_state.pop(self.pinned_key, None)
-        st.session_state[self.current_key] = None
-        said = (f" ({reason})" if reason else "") + (f" with the note “{note}”" if note else "")
-        final_word = "Final: " if final else ""
-        st.session_state[self.flash_key] = (
-            "success",
-            f"{final_word}{self.words[action]} {self.noun} `{self.short(item_id)}`{said}.",
-        )
-
-    def undo(self) -> None:
-        """Undo the reviewer's own last decision in this queue: that item is back on the card."""
-        try:
-            item_id, _ = _shared.get_store().undo_last(_shared.reviewer(), kind=self.kind)
-        except CodesearchError as err:
-            st.session_state[self.flash_key] = ("error", f"Not done: {err}")
-            return
-        st.session_state[self.current_key] = st.session_state[self.pinned_key] = item_id
-        st.session_state[self.flash_key] = (
-            "success",
-            f"Undone: {self.noun} `{self.short(item_id)}` is back on the card.",
-        )
-
-    def open_conflict(self) -> None:
-        """A lead's button: the first item in conflict on the card, to settle."""
-        in_conflict = _shared.get_store().first_in_state("conflict", kind=self.kind)
-        if in_conflict:
-            st.session_state[self.current_key] = st.session_state[self.pinned_key] = in_conflict

@@ -32,7 +32,7 @@ QUEUE: Final = _item_queue.ItemQueue[studio.QACard](
 
 
 def draw(store: Store, counts: Mapping[str, int]) -> None:
-    """The queue; `counts` are the store's `qa_counts()`, read once by the queue picker."""
+    """The queue; `counts` are the queue's `counts()`, read once by the queue picker."""
     st.caption(
         f"QA: {counts['open']} open · {counts['accept']} correct · {counts['reject']} incorrect · "
         f"{counts['conflict']} in conflict · the error rate: `{studio.QA_CARD_COMMAND}`"
@@ -49,14 +49,9 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
 
 
 def _card(store: Store, card: studio.QACard, who: str) -> None:
-    done, share = store.queue_progress(who, kind=QA)
     mine = card.vote_of(who)
-    seen = store.seen_items(who, kind=QA)
     with st.container(border=True):
-        at = studio.queue_place(seen, card.qa_id, done)
-        _queue_frame.position(f"QA item {min(at, share)} of {share}", f"{share - done} left")
-        _queue_frame.progress(done, share)
-        _queue_frame.step_row(seen, card.qa_id, key="qa", on_step=QUEUE.step)
+        QUEUE.place(store, card.qa_id, who, "QA item")
         state = {"accept": "correct", "reject": "incorrect", "conflict": "in conflict"}
         words = {"accept": "correct", "reject": "incorrect", "skip": "skipped"}
         reviews, history = studio.reviews_seen(card, who, words)
@@ -64,7 +59,7 @@ def _card(store: Store, card: studio.QACard, who: str) -> None:
                    f"{reviews or 'none yet'} · item **{state.get(card.state or '', 'open')}**")  # fmt: skip
         st.subheader(str(card.item.get("intent", "")), anchor=False)
         st.markdown(" · ".join(f"{k} **{v}**" for k, v in card.facts.items()))
-        _actions(card, store.last_undoable(who, kind=QA) is not None, mine)
+        _actions(card, store.queue(QA).last_undoable(who) is not None, mine)
     st.markdown("**Tool call**" if card.item.get("tool") != "plan" else "**Plan**")
     st.code(card.call_json, language="json")
     _answer_view.expected_code(str(card.item.get("corpus", "")), card.spans)
@@ -73,41 +68,19 @@ def _card(store: Store, card: studio.QACard, who: str) -> None:
 
 def _actions(card: studio.QACard, can_undo: bool, mine: tuple[str, int] | None) -> None:
     qa_id = card.qa_id
-    refused = _shared.denial(Action.REVIEW)
-    seen = mine[1] if mine else None
 
     def reason() -> None:
         st.selectbox("Why incorrect", studio.QA_REJECT_REASONS, index=None,
                      key=QUEUE.reason_key(qa_id), placeholder="why incorrect",
                      label_visibility="collapsed")  # fmt: skip
 
-    _queue_frame.action_row(
-        [
-            _queue_frame.Choice(
-                "Correct", ":material/check:", "qa:accept", word="correct", shortcut="A",
-                primary=True, disabled=bool(refused), help=refused or "The item is right: its "
-                "call answers the intent and finds exactly the expected spans", on_click=QUEUE.decide,
-                args=(qa_id, DecisionAction.ACCEPT, seen), width=1.5,
-            ),
-            _queue_frame.Choice(
-                "Incorrect", ":material/close:", "qa:reject", word="incorrect", shortcut="X",
-                disabled=bool(refused), help=refused or "The item is wrong (say why in the note): "
-                "the next build drops it", on_click=QUEUE.decide,
-                args=(qa_id, DecisionAction.REJECT, seen), width=1.6,
-            ),
-            _queue_frame.Choice(
-                "Skip", ":material/skip_next:", "qa:skip", shortcut="S", disabled=bool(refused),
-                help=refused, on_click=QUEUE.decide, args=(qa_id, DecisionAction.SKIP, seen),
-                width=1.3,
-            ),
-            _queue_frame.Choice(
-                "Undo", ":material/undo:", "qa:undo", shortcut="U", disabled=not can_undo,
-                on_click=QUEUE.undo, help="Undo your own last decision on a QA item", width=1.3,
-            ),
-        ],
-        note_key=QUEUE.note_key(qa_id),
-        note_placeholder="note · Enter, then A / X / S",
+    QUEUE.action_row(
+        qa_id, mine[1] if mine else None, can_undo=can_undo,
+        undo_help="Undo your own last decision on a QA item", refused=_shared.denial(Action.REVIEW),
+        in_conflict=card.state == "conflict",
+        accept=("Correct", "correct", "The item is right: its call answers the intent and finds "
+                "exactly the expected spans"),
+        reject=("Incorrect", "incorrect", "The item is wrong (say why in the note): the next "
+                "build drops it"),
         extra=reason,
-        conflict=_queue_frame.Conflict("item", qa_id, "qa:", QUEUE.decide)
-        if card.state == "conflict" else None,
     )  # fmt: skip

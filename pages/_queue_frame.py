@@ -109,7 +109,7 @@ def step_row(
     the order they first did: an earlier item shows as it is, with their decision, and can be
     decided again. Next past the last one returns to the items still to do (`on_step(None)`).
     Undo takes a decision back; this only steps, so nothing is decided twice. `seen_items`:
-    `Store.seen_items` of the reviewer in this queue."""
+    `Queue.seen` of the reviewer in this queue."""
     seen = [item_id for item_id, _ in seen_items]
     if not seen:
         return  # nothing decided here yet: two greyed buttons would only be in the way
@@ -176,8 +176,11 @@ def action_row(
 
 def flash(kind: str, text: str) -> None:
     """The last action's message, in view at the top of the card: a toast is easily missed when a
-    key, not a click, did the action."""
-    if kind == "warning":
+    key, not a click, did the action. "toast": a small note in the corner instead (how the
+    Proposals queue says its decisions)."""
+    if kind == "toast":
+        st.toast(text, icon=":material/check:")
+    elif kind == "warning":
         st.warning(text, icon=":material/tab:")
     elif kind == "error":
         st.error(text, icon=":material/error:")

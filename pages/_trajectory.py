@@ -6,6 +6,8 @@ run's answers with it, the Episodes review card a stored episode; `show` is the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import streamlit as st
 
 from codesearch_core import studio
@@ -21,33 +23,35 @@ def show(
     key: str = "traj",
     page_param: str | None = None,
     intent: bool = True,
+    marks: Mapping[tuple[int, int], str] | None = None,
+    current: tuple[int, int] | None = None,
 ) -> None:
     """Draw one episode. `episode` is a built view (`studio.answer_trajectory`,
     `studio.episode_trajectory`) or a stored episode, diffed against `blueprint` (by default the
     store's blueprint of that id). `key` names this view's widgets (two views on one page need two
     keys); `page_param`, when given, is the address parameter that holds the page of turns shown,
     so a link and Back reopen it. `intent=False`: the caller shows the intent already (a card's
-    heading)."""
+    heading). `marks`: a line to show above calls, keyed by (turn, call), both from 1 (the step
+    labels); `current`: the call the step keys act on, marked."""
     view = episode
     if isinstance(view, StoredEpisode):
-        bp = blueprint or _shared.get_store().get_blueprint(view.blueprint_id)
+        bp = blueprint or _shared.get_store().blueprints.get(view.blueprint_id)
         view = studio.episode_trajectory(view, bp)
-    _header(view, intent=intent)
+    header(view, intent=intent)
     if view.problem:
         st.error(f"**This episode cannot be shown**: {view.problem}", icon=":material/error:")
         return
-    turns = _page_of_turns(view, key, page_param)
-    for turn in turns:
+    page = page_number(len(view.turns), key=key, identity=f"{view.title}|{view.blueprint_id}",
+                       page_param=page_param)  # fmt: skip
+    for turn in view.page(page):
         st.markdown(f"**Turn {turn.number}**")
-        if not turn.calls:
-            st.caption("No call: the agent answered in words, so the episode ended.")
-        for call in turn.calls:
-            _call(view, call)
-    _submitted(view)
-    _reward(view)
+        calls(view, turn, marks=marks, current=current)
+    submitted(view)
+    reward(view)
 
 
-def _header(view: studio.Trajectory, *, intent: bool) -> None:
+def header(view: studio.Trajectory, *, intent: bool) -> None:
+    """The episode's line: engine, blueprint, corpus, reward, turns, calls, how it ended."""
     invalid = f" ({view.invalid_calls} refused or failed)" if view.invalid_calls else ""
     st.caption(
         " · ".join(
@@ -75,37 +79,57 @@ def _header(view: studio.Trajectory, *, intent: bool) -> None:
         st.markdown(f"**{view.blueprint.intent}**")
 
 
-def _page_of_turns(
-    view: studio.Trajectory, key: str, page_param: str | None
-) -> tuple[studio.TurnView, ...]:
-    if view.pages == 1:
+def page_number(turns: int, *, key: str, identity: str, page_param: str | None) -> int:
+    """The page of `turns` turns shown (1-based), with its picker when there is more than one;
+    `identity` names the episode (or pair) on view: another one opens on its first page, unless
+    its address names another."""
+    per = studio.TURNS_PER_PAGE
+    count = max(1, -(-turns // per))
+    if count == 1:
         if page_param:
             _history.write_address(page_param, None)
-        return view.turns
-    per = studio.TURNS_PER_PAGE
-    pages = [str(n) for n in range(1, view.pages + 1)]
+        return 1
+    pages = [str(n) for n in range(1, count + 1)]
     widget = f"{key}:page"
-    # Another episode opens on its first page (unless its address names another).
-    episode_id = f"{view.title}|{view.blueprint_id}"
-    if st.session_state.get(f"{key}:episode") != episode_id:
-        st.session_state[f"{key}:episode"] = episode_id
+    if st.session_state.get(f"{key}:episode") != identity:
+        st.session_state[f"{key}:episode"] = identity
         st.session_state.pop(widget, None)
     if page_param:
         _history.follow_address(page_param, widget, pages)
     if st.session_state.get(widget) not in pages:
         st.session_state[widget] = pages[0]
     page = st.segmented_control(
-        f"{studio.plural(len(view.turns), 'turn')}, {per} a page",
+        f"{studio.plural(turns, 'turn')}, {per} a page",
         pages,
         key=widget,
-        format_func=lambda p: f"{(int(p) - 1) * per + 1} to {min(int(p) * per, len(view.turns))}",
+        format_func=lambda p: f"{(int(p) - 1) * per + 1} to {min(int(p) * per, turns)}",
     )
     page = page or pages[0]
     if page_param:
         # The first page too: Back returns to it only if the address held it (adding a parameter
         # to the address is not a history entry, `pages/_history.py`; changing one is).
         _history.write_address(page_param, page)
-    return view.page(int(page))
+    return int(page)
+
+
+def calls(
+    view: studio.Trajectory,
+    turn: studio.TurnView,
+    *,
+    marks: Mapping[tuple[int, int], str] | None = None,
+    current: tuple[int, int] | None = None,
+) -> None:
+    """One turn's calls, each with what the environment answered (and `show`'s marks)."""
+    if not turn.calls:
+        st.caption("No call: the agent answered in words, so the episode ended.")
+    for index, call in enumerate(turn.calls, start=1):
+        key = (turn.number, index)
+        if key == current:
+            st.markdown(":blue-badge[:material/arrow_right: current step] "
+                        + (marks or {}).get(key, ""))  # fmt: skip
+        elif marks and key in marks:
+            st.caption(marks[key])
+        _call(view, call)
 
 
 def _call(view: studio.Trajectory, call: studio.CallView) -> None:
@@ -140,7 +164,8 @@ def _code_or_list(view: studio.Trajectory, rows: tuple[studio.FindingRow, ...]) 
         _answer_view.finding_code(view.corpus, rows)
 
 
-def _submitted(view: studio.Trajectory) -> None:
+def submitted(view: studio.Trajectory) -> None:
+    """The submitted locations against the expected spans."""
     if view.submitted is None:
         st.error(f"**No locations submitted** ({view.end_reason or 'no submit'}): the reward is 0.",
                  icon=":material/error:")  # fmt: skip
@@ -149,16 +174,19 @@ def _submitted(view: studio.Trajectory) -> None:
     _code_or_list(view, view.submitted)
 
 
-def _reward(view: studio.Trajectory) -> None:
+def reward(view: studio.Trajectory) -> None:
+    """The reward and its components, each with its weight: the weighted parts add up to it."""
     st.markdown(f"**Reward {view.reward:.3f}**")
     st.dataframe(
-        [
-            {"component": name, "value": value, "what": studio.COMPONENT_WORDS.get(name, "")}
-            for name, value in view.components.items()
-        ],
+        view.reward_parts,
         hide_index=True,
         width="stretch",
+        column_config={
+            name: st.column_config.NumberColumn(format="%.3f")
+            for name in ("value", "weight", "weighted")
+        },
     )
+    st.caption(view.reward_sum)
 
 
 def _escaped(text: str) -> str:

@@ -12,7 +12,7 @@ import streamlit as st
 from codesearch_core.access import Action, Role
 from codesearch_core.errors import CodesearchError
 from codesearch_core.store import AuditFilters, utc_now
-from pages import _shared
+from pages import _identity, _shared
 
 _shared.ensure_routed()
 
@@ -38,6 +38,8 @@ if people:
     )
 else:
     st.caption("Nobody has logged in yet (in local mode nobody does: the studio is yours).")
+if (roles_note := _identity.current().settings.mode.roles_note) is not None:
+    st.info(roles_note, icon=":material/info:")
 if not_admin := _shared.denial(Action.MANAGE_USERS):
     st.caption(f"Changing roles: {not_admin}.")
 else:

@@ -68,12 +68,12 @@ with st.container(border=True):
         tag=tag.strip() or None,
         difficulty=None if difficulty == ANY else difficulty,
     )
-    first = store.list_blueprints(filters, limit=0)
+    first = store.blueprints.list(filters, limit=0)
     pages = max(1, -(-first.total // PAGE_SIZE))
     page_no = 1
     if pages > 1:
         page_no = int(st.number_input(f"Page (of {pages})", 1, pages, 1, key="bpf:page"))
-    listing = store.list_blueprints(filters, offset=(page_no - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+    listing = store.blueprints.list(filters, offset=(page_no - 1) * PAGE_SIZE, limit=PAGE_SIZE)
     table = pd.DataFrame(
         [
             {
@@ -133,7 +133,7 @@ with st.container(border=True):
     a4.download_button(
         "Download JSONL",
         data=lambda: dumps_blueprints_jsonl(
-            store.list_blueprints(filters, limit=max(first.total, 1)).items
+            store.blueprints.list(filters, limit=max(first.total, 1)).items
         ),
         file_name="blueprints.jsonl",
         mime="application/jsonl",
@@ -156,7 +156,7 @@ with st.expander("Import blueprints JSONL", icon=":material/upload:"):
                     icon=":material/error:",
                 )
             else:
-                report = store.add_blueprints(blueprints, source=f"upload:{upload.name}")
+                report = store.blueprints.add(blueprints, source=f"upload:{upload.name}")
                 st.success(
                     f"Imported {report.new} new blueprints ({report.existing} already stored)."
                 )
@@ -246,7 +246,10 @@ with st.container(border=True):
                 info_col.success(f"{len(result.findings)} findings in "
                                  f"{len({f.path for f in result.findings})} files.")  # fmt: skip
 
-    st.markdown("**Expected findings** · tick what the call must find")
+    st.markdown(
+        "**Expected findings** · tick what the call must find; *supporting*: context the "
+        "grade neither requires nor penalises"
+    )
     base = st.session_state.get(TABLE) or []
     edited = st.data_editor(
         pd.DataFrame(base, columns=list(studio.EXPECTED_COLUMNS)),
@@ -254,6 +257,9 @@ with st.container(border=True):
         disabled=["path", "lines", "text", "source"],
         column_config={
             "expected": st.column_config.CheckboxColumn(width="small"),
+            "supporting": st.column_config.CheckboxColumn(
+                width="small", help="context, not the answer: neither required nor penalised"
+            ),
             "text": st.column_config.TextColumn(width="large"),
             "source": st.column_config.TextColumn(help="found by the last run, or added by hand"),
         },
@@ -343,7 +349,7 @@ with st.container(border=True):
 
     s1, s2, _ = st.columns([1, 1, 3])
     # Anyone may author a new blueprint; changing a stored one takes a lead (the store checks too).
-    stored = bool(draft.id.strip()) and store.get_blueprint(draft.id.strip()) is not None
+    stored = bool(draft.id.strip()) and store.blueprints.get(draft.id.strip()) is not None
     not_lead = _shared.denial(Action.EDIT_BLUEPRINTS) if stored else None
     if not_lead:
         st.caption(f"Read only: {not_lead}.")
@@ -355,11 +361,11 @@ with st.container(border=True):
                 draft = replace(
                     draft,
                     id=studio.suggest_blueprint_id(
-                        draft.corpus, draft.intent, lambda i: store.get_blueprint(i) is not None
+                        draft.corpus, draft.intent, lambda i: store.blueprints.get(i) is not None
                     ),
                 )
             blueprint = studio.blueprint_from_draft(draft)
-            outcome = store.upsert_blueprint(blueprint)
+            outcome = store.blueprints.upsert(blueprint)
         except CodesearchError as err:
             st.error(f"Not saved: {err}", icon=":material/error:")
         else:

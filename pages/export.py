@@ -20,6 +20,7 @@ from codesearch_core.export import (
     EPISODE_FORMATS,
     EXPORT_RULE,
     FORMAT_READERS,
+    GYM_FORMATS,
     OBSERVED,
     RANKED,
     ExportFormat,
@@ -28,7 +29,12 @@ from codesearch_core.export import (
     export_path,
     preview,
 )
-from codesearch_core.gym import episode_export_counts, episode_frame, export_episodes
+from codesearch_core.gym import (
+    episode_export_counts,
+    episode_frame,
+    export_episodes,
+    export_step_pairs,
+)
 from codesearch_core.models import ToolName
 from codesearch_core.store import DecisionState, QueueFilters
 from pages import _shared
@@ -53,6 +59,7 @@ fmt_value = st.selectbox("Format", list(FORMATS), format_func=FORMATS.__getitem_
                          help="Each layout is the one its reader takes; docs/exports.md lists them.")  # fmt: skip
 fmt = ExportFormat(fmt_value or ExportFormat.XLAM.value)
 agent = fmt in EPISODE_FORMATS  # the gym's episodes, not curated items
+steps = fmt is ExportFormat.DPO_STEPS  # reviewers' corrected steps of the gym's episodes
 
 with st.container(border=True):
     f1, f2, f3, f4, f5 = st.columns(5)
@@ -65,7 +72,7 @@ with st.container(border=True):
     with_meta = o1.toggle("With metadata (hashes, grades, decision provenance)", key="ex:meta")
     include_reference = o2.toggle(
         "Also the reference call of each blueprint (gold items)", key="ex:reference",
-        disabled=fmt in ALWAYS_REFERENCE or agent,
+        disabled=fmt in ALWAYS_REFERENCE or agent or steps,
         help="The preference formats and the GRPO prompts always use the blueprints.",
     )  # fmt: skip
     include_eval = o4.toggle(
@@ -81,7 +88,7 @@ filters = QueueFilters(
     engine=engine.strip() or None,
     min_f1=min_f1 or None,
 )
-include_reference = include_reference and fmt not in ALWAYS_REFERENCE and not agent
+include_reference = include_reference and fmt not in ALWAYS_REFERENCE and fmt not in GYM_FORMATS
 held_out = store.export_blueprint_counts(filters)["eval"]
 if held_out and not include_eval:
     st.caption(f"{held_out:,} blueprint(s) of the eval split are held out of this export.")
@@ -104,6 +111,9 @@ else:
     k2.metric("Rejected items", f"{rejected:,}", help="the rejected side of preference pairs")
 if agent:
     k3.metric("Records", f"{going:,}", help="one multi-turn conversation per episode")
+elif steps:
+    k3.metric("Pairs", f"{len(store.steps.corrections()):,}",
+              help="one per corrected episode not rejected in review (`codesearch review correct`)")  # fmt: skip
 elif fmt is ExportFormat.PAIRS:
     k3.metric(
         "Pairs", f"{rejected:,}", help="one per rejected item, when its blueprint has a chosen call"
@@ -143,7 +153,7 @@ st.subheader("Preview", anchor=False)
 with _shared.shown_errors():
     first = [] if refused else preview(store, fmt, filters, limit=PREVIEW_RECORDS, with_meta=with_meta,
                     include_reference=include_reference, include_eval=include_eval,
-                    frame=episode_frame() if agent else None)  # fmt: skip
+                    frame=episode_frame() if fmt in GYM_FORMATS else None)  # fmt: skip
     if not first and not refused:
         st.info("Nothing to export with these filters: " + (
                 "play episodes (`codesearch rollouts`) and accept some in the Episodes queue."
@@ -158,6 +168,9 @@ with _shared.shown_errors():
 
 def _write(path: Path, license: str) -> Manifest:
     """The export written to `path`: the gym's episodes through its replay check, or the items."""
+    if steps:
+        return export_step_pairs(store, path, filters=filters, with_meta=with_meta,
+                                 include_eval=include_eval, license=license)  # fmt: skip
     if agent:
         return export_episodes(store, fmt, path, filters=filters, with_meta=with_meta,
                                include_eval=include_eval, license=license)[0]  # fmt: skip

@@ -20,6 +20,9 @@ _shared.ensure_routed()
 
 #: The last settings change's effect on the items' states, said once after the page reruns.
 SETTINGS_SAID = "overview:settings_said"
+SETTINGS_PENDING = (
+    "overview:settings_pending"  # settings that reopen or settle items, not saved yet
+)
 
 store = _shared.get_store()
 stats = store.dashboard_stats()
@@ -118,15 +121,45 @@ def team() -> None:
         not_admin = _shared.denial(Action.SETTINGS)
         if f3.form_submit_button("Save review settings", icon=":material/save:",
                                  disabled=bool(not_admin), help=not_admin):  # fmt: skip
+            wanted = ReviewSettings(int(n), float(minutes))
             try:
-                opened = store.set_review_settings(ReviewSettings(int(n), float(minutes)))
-                st.session_state[SETTINGS_SAID] = studio.settings_change(opened, int(n))
-                st.rerun()
+                # A count that reopens or settles items is said first, and saved on a second
+                # click; one that changes no item's state is saved at once.
+                if studio.settings_change(
+                    store.preview_review_settings(wanted), wanted.reviews_per_item
+                ):
+                    st.session_state[SETTINGS_PENDING] = wanted
+                else:
+                    _save_settings(wanted)
             except CodesearchError as err:
                 st.error(str(err), icon=":material/error:")
+    if (pending := st.session_state.get(SETTINGS_PENDING)) is not None:
+        try:
+            would = studio.settings_change(store.preview_review_settings(pending),
+                                           pending.reviews_per_item, would=True)  # fmt: skip
+        except CodesearchError as err:
+            would = f"The change cannot be previewed: {err}"
+        st.warning(would or "No item changes state now.", icon=":material/published_with_changes:")
+        b1, b2, _ = st.columns([1, 1, 2])
+        if b1.button("Save anyway", icon=":material/save:", key="rs:confirm", type="primary"):
+            st.session_state.pop(SETTINGS_PENDING, None)
+            _save_settings(pending)
+        if b2.button("Cancel", key="rs:cancel"):
+            st.session_state.pop(SETTINGS_PENDING, None)
+            st.rerun()
     if said := st.session_state.pop(SETTINGS_SAID, ""):
         # Said after the rerun, under the form: what the new count did to settled items.
         st.warning(said, icon=":material/published_with_changes:")
+
+
+def _save_settings(wanted: ReviewSettings) -> None:
+    try:
+        opened = _shared.get_store().set_review_settings(wanted)
+    except CodesearchError as err:
+        st.error(str(err), icon=":material/error:")
+        return
+    st.session_state[SETTINGS_SAID] = studio.settings_change(opened, wanted.reviews_per_item)
+    st.rerun()
 
 
 team()

@@ -83,7 +83,7 @@ st.subheader("1 · Blueprints", anchor=False)
 chosen_ids: list[str] | None = st.session_state.get(_shared.PROPOSE_SELECTION)
 blueprints: list[Blueprint]
 if chosen_ids:
-    blueprints = store.get_blueprints(chosen_ids)
+    blueprints = store.blueprints.get_many(chosen_ids)
     c1, c2 = st.columns([4, 1])
     c1.info(f"{studio.plural(len(blueprints), 'blueprint')} selected on the Blueprints page: "
             + ", ".join(f"`{b.id}`" for b in blueprints[:8])

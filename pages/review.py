@@ -19,22 +19,48 @@ from codesearch_core import studio
 from codesearch_core.engines import IMPORT_ENGINE, MUTATIONS_ENGINE, OPENAI_ENGINE, VLLM_ENGINE
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, ToolName
-from codesearch_core.store import DecisionState, QueueFilters, ReviewItem, StaleDecisionError
+from codesearch_core.store import (
+    PROPOSAL,
+    DecisionState,
+    QueueFilters,
+    ReviewItem,
+    Store,
+)
 from codesearch_core.tools import AST_GREP_LANGUAGES
-from pages import _answer_view, _bulk, _call_editor, _drafts_queue, _queue_frame, _shared
+from pages import _answer_view, _bulk, _call_editor, _item_queue, _queue_frame, _queues, _shared
 
 _shared.ensure_routed()
 
-CURRENT = "review_current"  # the proposal id on the card
-FLASH = "review_flash"  # a message for the next render of the card: (kind, text)
-UNDONE = "review_undone"  # the item an undo put back on the card: shown even if others settled it
 ANY = "any"
 ADDRESSED = "review_addressed"  # the item the page last put in the address
 LEASED = "review_leased"  # the item a decision just leased: the card need not lease it again
 
+
+def _said(store: Store, item_id: str, action: DecisionAction, final: bool) -> str:
+    """A decision's toast: the word of what was done (the next card is in view at once)."""
+    done = {DecisionAction.SKIP: "Skipped"}.get(action, f"{action.value.capitalize()}ed")
+    return ("Final: " if final else "") + done
+
+
+def _next_after(store: Store, item_id: str) -> str | None:
+    """After a decision: the next item the filters select, leased now (the card need not lease
+    it again)."""
+    st.session_state[LEASED] = next_id = studio.next_item_id(store, filters, after_id=item_id)
+    return next_id
+
+
+#: Decide, undo, step and their messages are the shared flow's; the filters pick what comes next.
+QUEUE = _item_queue.Flow(
+    kind=PROPOSAL, state="review", widgets="", noun="item", said=_said,
+    undone=lambda _: "Undone: the item is back on the card", shown_as="toast",
+    next_after=_next_after,
+)  # fmt: skip
+CURRENT, FLASH = QUEUE.current_key, QUEUE.flash_key  # the proposal id on the card; its message
+UNDONE = QUEUE.pinned_key  # the item an undo put back on the card: shown even if others settled it
+
 store = _shared.get_store()
 st.title("Review")
-if _drafts_queue.show(store):  # the Drafts queue (its own module) instead of the proposals'
+if _queues.show(store):  # another queue (its own module) instead of the proposals'
     st.stop()
 
 # --- queue filters ------------------------------------------------------------------------------
@@ -127,50 +153,6 @@ _bulk.bulk_actions(store, filters)
 # --- actions (callbacks: they run before the card re-renders) -----------------------------------
 
 
-def _decide(item_id: str, action: DecisionAction, seen: int | None, final: bool = False) -> None:
-    who = _shared.reviewer()
-    note = str(st.session_state.get(f"note:{item_id}", "")).strip()
-    reason = ""
-    if action is DecisionAction.REJECT:
-        reason = str(st.session_state.get(f"reason:{item_id}") or "")
-    try:
-        store.record_decision(
-            item_id, action, who, note=note, reason=reason, seen=seen, final=final
-        )
-        st.session_state.pop(UNDONE, None)
-        st.session_state[CURRENT] = st.session_state[LEASED] = studio.next_item_id(
-            store, filters, after_id=item_id
-        )
-        done = {DecisionAction.SKIP: "Skipped"}.get(action, f"{action.value.capitalize()}ed")
-        st.session_state[FLASH] = ("toast", ("Final: " if final else "") + done)
-    except StaleDecisionError as err:
-        # Another tab of this reviewer decided it: show the next item, say why.
-        st.session_state[CURRENT] = studio.next_item_id(store, filters, after_id=item_id)
-        st.session_state[FLASH] = ("warning", str(err))
-    except CodesearchError as err:
-        # Nothing was written: the card stays, with the reason.
-        st.session_state[FLASH] = ("error", str(err))
-
-
-def _undo() -> None:
-    try:
-        item_id, _ = store.undo_last(_shared.reviewer())
-        st.session_state[CURRENT] = st.session_state[UNDONE] = item_id
-        st.session_state[FLASH] = ("toast", "Undone: the item is back on the card")
-    except CodesearchError as err:
-        st.session_state[FLASH] = ("error", str(err))
-
-
-def _step(item_id: str | None) -> None:
-    """Previous / Next: show an item the reviewer decided, as it is (pinned like an undone one);
-    None: back to the items still to do."""
-    if item_id is None:
-        st.session_state.pop(CURRENT, None)
-        st.session_state.pop(UNDONE, None)
-    else:
-        st.session_state[CURRENT] = st.session_state[UNDONE] = item_id
-
-
 def _run_now(item: ReviewItem) -> None:
     """Execute and grade an item that was never run (only a run call can be accepted)."""
     try:
@@ -206,58 +188,26 @@ def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
     if not who:
         st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
                    icon=":material/badge:")  # fmt: skip
-    why_not = studio.accept_blocker(item)
-    # Said in view, not only in the greyed button's tooltip: A on a greyed Accept does nothing, and
-    # a reviewer pressing it saw no reason at all (issue 29).
-    under_row = f":red[**Cannot be accepted.** {why_not}]" if why_not and who else None
     vote = item.vote_of(who) if who else None
-    seen = vote[1] if vote else None
 
     def reject_reason() -> None:
         st.selectbox(
-            "Reject reason", studio.REJECT_REASONS, index=None, key=f"reason:{stored.id}",
+            "Reject reason", studio.REJECT_REASONS, index=None, key=QUEUE.reason_key(stored.id),
             placeholder="reject reason", label_visibility="collapsed",
         )  # fmt: skip
 
-    _queue_frame.action_row(
-        [
-            _queue_frame.Choice(
-                "Accept", ":material/check:", "accept", shortcut="A", primary=True,
-                disabled=not who or why_not is not None, help=why_not, on_click=_decide,
-                args=(stored.id, DecisionAction.ACCEPT, seen), width=1.5,
-            ),
-            _queue_frame.Choice(
-                "Reject", ":material/close:", "reject", shortcut="X", disabled=not who,
-                on_click=_decide, args=(stored.id, DecisionAction.REJECT, seen), width=1.5,
-            ),
-            _queue_frame.Choice(
-                "Skip", ":material/skip_next:", "skip", shortcut="S", disabled=not who,
-                on_click=_decide, args=(stored.id, DecisionAction.SKIP, seen), width=1.3,
-            ),
-            _queue_frame.Choice(
-                "Undo", ":material/undo:", "undo", shortcut="U", disabled=not can_undo,
-                on_click=_undo, help="Undo your own last decision (on any item)", width=1.3,
-            ),
-        ],
-        note_key=f"note:{stored.id}",
-        note_placeholder="note · Enter, then A / X / S",
+    QUEUE.action_row(
+        stored.id, vote[1] if vote else None, can_undo=can_undo,
+        undo_help="Undo your own last decision (on any item)", can_decide=bool(who),
+        blocked=studio.accept_blocker(item), in_conflict=item.state == "conflict",
         extra=reject_reason,
-        blocked=under_row,
-        conflict=_queue_frame.Conflict("item", stored.id, "", _decide, why_not, bool(who))
-        if item.state == "conflict" else None,
     )  # fmt: skip
 
 
 @st.fragment
 def review_card() -> None:
     # Only the latest action's message: an earlier one never stays beside it.
-    flash = st.session_state.pop(FLASH, None)
-    if flash:
-        kind, text = flash
-        if kind == "toast":
-            st.toast(text, icon=":material/check:")
-        else:
-            _queue_frame.flash(kind, text)
+    flash = QUEUE.flash()
     # A fragment's rerun does not pass through app.py's error handler: a refusal (an access
     # removed meanwhile) is shown here, once, in place of the card.
     try:
@@ -276,21 +226,25 @@ def _card() -> None:
     if item is not None and to_do and not pinned and not studio.still_to_do(item, who):
         item = None  # decided meanwhile (another tab, another reviewer): not to do any more
     elif item is not None and to_do and item.proposal.id != leased:
-        store.take_lease(item.proposal.id, who)  # a reload or a deep link: keep it ours
+        store.queue(PROPOSAL).take_lease(
+            item.proposal.id, who
+        )  # a reload or a deep link: keep it ours
     if item is None:
         item_id = studio.next_item_id(store, filters)
         st.session_state[CURRENT] = item_id
         item = store.review_item(item_id) if item_id else None
     _shared.sync_params({studio.ITEM_PARAM: item.proposal.id if item else None})
     st.session_state[ADDRESSED] = item.proposal.id if item else None
-    undoable = store.last_undoable(who) if who else None
+    undoable = store.queue(PROPOSAL).last_undoable(who) if who else None
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")
         if who:
-            _queue_frame.step_row(store.seen_items(who), None, key="review", on_step=_step)
+            _queue_frame.step_row(
+                store.queue(PROPOSAL).seen(who), None, key="review", on_step=QUEUE.step
+            )
         if undoable:
             st.button("Undo last decision", icon=":material/undo:", shortcut="U",
-                      on_click=_undo, key="undo_empty")  # fmt: skip
+                      on_click=QUEUE.undo, key="undo_empty")  # fmt: skip
         left, right = st.columns(2)
         if left.button("Make proposals", icon=":material/auto_awesome:"):
             _shared.go_to(_shared.PAGE_PROPOSE)
@@ -319,8 +273,10 @@ def _card() -> None:
         where = f"{noun} {position} of {total}" if position else f"{noun} (outside the filters)"
         _queue_frame.position(where, f"{left_to_do} {filters.decision.value}")
         if who:
-            _queue_frame.progress(*store.queue_progress(who))
-            _queue_frame.step_row(store.seen_items(who), stored.id, key="review", on_step=_step)
+            _queue_frame.progress(*store.queue(PROPOSAL).progress(who))
+            _queue_frame.step_row(
+                store.queue(PROPOSAL).seen(who), stored.id, key="review", on_step=QUEUE.step
+            )
         st.caption(
             f"`{bp.id}` · corpus **{bp.corpus}** · {bp.language} · {bp.difficulty.value}"
             + (" · " + " ".join(f"`{t}`" for t in bp.tags) if bp.tags else "")

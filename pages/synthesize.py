@@ -11,6 +11,7 @@ from codesearch_core import corpora, studio
 from codesearch_core.access import Action
 from codesearch_core.engines import PRESETS, OpenAIEngine, OpenAISettings, SamplingSettings
 from codesearch_core.errors import CodesearchError
+from codesearch_core.store import DRAFT
 from codesearch_core.synthesis import IntentWriter, openai_writer, vllm_writer
 from pages import _shared, _vllm
 
@@ -150,9 +151,9 @@ if last:
     if last.get("dropped"):
         st.caption("Dropped: " + " · ".join(f"{v:,} {studio.drop_reason(k)}"
                                             for k, v in last["dropped"].items()))  # fmt: skip
-counts = store.draft_counts()
-st.caption(f"Store: {counts['pending']} drafts to review · {counts['accepted']} accepted · "
-           f"{counts['rejected']} rejected")  # fmt: skip
-if counts["pending"] and st.button("Review the drafts", icon=":material/fact_check:",
+counts = store.queue(DRAFT).counts()
+st.caption(f"Store: {counts['open']} drafts to review · {counts['accept']} accepted · "
+           f"{counts['reject']} rejected")  # fmt: skip
+if counts["open"] and st.button("Review the drafts", icon=":material/fact_check:",
                                    key="syn:review"):  # fmt: skip
     _shared.go_to(_shared.PAGE_REVIEW, params={"queue": "drafts"})

@@ -82,10 +82,10 @@ def review_episodes(store: Store, *, reject: frozenset[str] = frozenset()) -> li
     (one review settles one by default): accept each, reject those of the blueprints in `reject`.
     Only accepted episodes leave the studio. Returns the accepted ids, oldest first."""
     accepted = []
-    for episode in store.episodes(limit=100_000):
+    for episode in store.episodes.list(limit=100_000):
         no = episode.blueprint_id in reject
         action = DecisionAction.REJECT if no else DecisionAction.ACCEPT
-        store.record_decision(episode.episode_id, action, "rev", kind=EPISODE)
+        store.queue(EPISODE).decide(episode.episode_id, action, "rev")
         if not no:
             accepted.append(episode.episode_id)
     return accepted

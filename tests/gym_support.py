@@ -6,6 +6,9 @@ at the k-th assistant turn of a conversation it answers the k-th turn's calls as
 (arguments as JSON text, as vLLM's tool parser writes them). `mode="malformed"` answers one call
 with arguments that are not JSON first, as a weak model might; `mode="chatty"` answers text with no
 call at all.
+
+`slow_agent` scripts a weaker agent's episode (more turns, part of the answer) for the review
+walks that set episodes side by side and label their steps.
 """
 
 from __future__ import annotations
@@ -16,7 +19,33 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from codesearch_core.gym import Episode, ReferencePolicy, Task
+from codesearch_core.corpora import corpus_root
+from codesearch_core.gym import Episode, ReferencePolicy, Task, seed_blueprints
+from codesearch_core.models import Blueprint
+
+
+def webshop_task() -> Blueprint:
+    """A single-search seed of the webshop corpus with several expected spans."""
+    return next(
+        b for b in seed_blueprints() if b.corpus == "webshop" and b.plan is None
+        and len(b.expected) >= 2
+    )  # fmt: skip
+
+
+def slow_agent(bp: Blueprint, *, searches: int = 1) -> dict[str, Any]:
+    """A slower agent than the reference on `bp`, played in the real gym: its search, a read of
+    the first expected span's file up to it, the search `searches - 1` times again, then a submit
+    of that one span (of several): `searches + 2` turns. The trajectory (`to_dict`)."""
+    episode = Episode(bp, corpus_root(bp.corpus))
+    search = {"name": bp.reference_call.name.value, "arguments": bp.reference_call.arguments}
+    first = bp.expected[0]
+    episode.step([search])
+    episode.step([{"name": "read_file", "arguments": {"path": first.path, "start_line": 1,
+                                                      "end_line": first.end_line}}])  # fmt: skip
+    for _ in range(searches - 1):
+        episode.step([search])
+    episode.step([{"name": "submit", "arguments": {"locations": [first.to_dict()]}}])
+    return episode.result().to_dict()
 
 
 def reference_turns(task: Task) -> list[list[dict[str, Any]]]:

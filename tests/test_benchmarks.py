@@ -80,9 +80,15 @@ def test_the_gym_benchmark_runs_once() -> None:
 
 @pytest.mark.slow
 def test_the_gym_server_benchmark_runs_on_a_few_blueprints() -> None:
-    out = run_benchmark("bench_gym_server.py", "--reps", "1", "--limit", "3")
+    out = run_benchmark(
+        "bench_gym_server.py", "--reps", "1", "--limit", "3", "--sessions", "4", "--steps", "1",
+        "--rounds", "1",
+    )  # fmt: skip
     assert "| the reference call (one search) | 3 |" in out
     assert "| no search (an unknown tool) | 3 |" in out
+    assert "| plain HTTP session: no search (an unknown tool) | 3 |" in out
+    assert "| plain HTTP (bare HTTP/1.1) | no search | 4 | 4 |" in out
+    assert "| 4 sessions, no search |" in out
 
 
 @pytest.mark.slow
@@ -118,3 +124,10 @@ def test_the_comparing_run_prints_a_figure_beside_its_goal_and_last_value() -> N
     row = re.search(r"^\| `codesearch --help`, median \| <= 0\.3 s \| ([\d.]+) s \| ([\d.]+) s \|",
                     done.stdout, re.MULTILINE)  # fmt: skip
     assert row is not None, done.stdout[-2000:]
+
+
+@pytest.mark.slow
+def test_the_mcp_benchmark_runs_on_one_seed() -> None:
+    out = run_benchmark("bench_mcp.py", "--tasks", "1", "--reps", "2")
+    assert "| the reference call (one search) | 2 |" in out
+    assert "| no search (an unknown tool) | 2 |" in out

@@ -93,7 +93,7 @@ def by_proposal(outcomes: Sequence[VerifyOutcome]) -> dict[str, tuple[Any, ...]]
 
 def make_store(path: Path, blueprints: Sequence[Blueprint], proposals: Sequence[Proposal]) -> Store:
     store = Store(path)
-    store.add_blueprints(blueprints)
+    store.blueprints.add(blueprints)
     store.add_proposals(list(proposals))
     return store
 

@@ -37,6 +37,19 @@ class Mode(StrEnum):
         roles would guard nothing: they act as admins (and every write is still audited)."""
         return self in (Mode.LOCAL, Mode.CLI)
 
+    @property
+    def roles_note(self) -> str | None:
+        """What a role set in this mode does, said where roles are set (`db role`, the Team
+        page; issue 39: both accepted a role in local mode without a word), or None when roles
+        are enforced."""
+        if not self.trusted:
+            return None
+        return (
+            f"The studio here runs in {self} mode (no login), where everyone acts as an admin: "
+            "a role is stored and takes effect once the studio runs with a login "
+            "(CODESEARCH_AUTH=oidc or proxy; docs/teams.md)."
+        )
+
 
 class Role(StrEnum):
     ANNOTATOR = "annotator"

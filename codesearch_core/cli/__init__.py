@@ -86,6 +86,16 @@ COMMANDS: Final = (
         "gym_cmds",
     ),
     Command(
+        "mcp",
+        "serve a gym task or a corpus to agent harnesses over MCP (stdio or streamable HTTP)",
+        "mcp_cmds",
+    ),
+    Command(
+        "review",
+        "label or correct steps of stored episodes; a lead's bulk accept or reject",
+        "review_cmds",
+    ),
+    Command(
         "rollouts",
         "sample agent episodes in the gym and keep the good ones in the store",
         "rollout_cmds",

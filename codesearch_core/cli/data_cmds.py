@@ -34,6 +34,7 @@ EXPORT_FORMATS: Final = (
     "sharegpt",
     "chat",
     "pairs",
+    "dpo-steps",
     "hf-agent",
     "openai-sft-agent",
     "sharegpt-agent",
@@ -41,6 +42,8 @@ EXPORT_FORMATS: Final = (
 #: The formats of the gym's episodes (`export.EPISODE_FORMATS`): written through the gym, which
 #: replays every episode before the file is put in place.
 AGENT_FORMATS: Final = EXPORT_FORMATS[-3:]
+#: The step-level preference pairs of corrected episodes: written with the gym's prompt and tools.
+STEP_PAIRS: Final = "dpo-steps"
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -315,7 +318,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         min_f1=args.min_f1,
         max_f1=args.max_f1,
     )
-    if args.format in AGENT_FORMATS and args.include_reference:
+    if args.format in (*AGENT_FORMATS, STEP_PAIRS) and args.include_reference:
         raise InputFileError(
             f"--include-reference adds gold single calls; {args.format} exports the gym's "
             "episodes (`codesearch rollouts --engine reference` plays the references)"
@@ -334,6 +337,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
             manifest, report = export_episodes(store, args.format, out, **options)
             replayed = f"; replayed in the gym: {report.turns:,} turns, {report.calls:,} calls"
+        elif args.format == STEP_PAIRS:
+            from codesearch_core.gym import export_step_pairs
+
+            manifest = export_step_pairs(store, out, **options)
         else:
             manifest = export(
                 store, args.format, out, include_reference=args.include_reference, **options

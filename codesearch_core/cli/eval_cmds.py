@@ -166,11 +166,11 @@ def _manage(args: argparse.Namespace) -> int:
 
     with open_store(args.db) as store:
         if args.delete is not None:
-            if not store.delete_eval_run(args.delete):
+            if not store.evals.delete(args.delete):
                 raise InputFileError(f"no eval run {args.delete!r} in the store")
             print(f"deleted eval run {args.delete}")
             return EXIT_OK
-        runs = store.eval_runs()
+        runs = store.evals.list()
     for run in runs:
         overall = run.summary.get("overall", {})
         reward, passed = overall.get("mean_reward"), overall.get("pass_at_k")

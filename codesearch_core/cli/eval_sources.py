@@ -70,7 +70,7 @@ def store_and_print(
     from codesearch_core.cli.store_access import open_store
 
     with open_store(args.db) as store:
-        store.save_eval_run(run)
+        store.evals.save(run)
     if args.json:
         print(json.dumps({"run_id": run.run_id, **run.summary}, indent=2))
         return

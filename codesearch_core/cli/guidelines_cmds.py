@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def cmd_guidelines_show(args: argparse.Namespace) -> int:
     with open_store(args.db) as store:
-        shown = store.guidelines(args.version)
+        shown = store.guidelines.get(args.version)
     if shown is None:
         if args.version is not None:
             raise CodesearchError(f"there is no version {args.version} of the guidelines")
@@ -71,7 +71,7 @@ def cmd_guidelines_set(args: argparse.Namespace) -> int:
     text = _read(args.file)  # read before the store opens: a bad file leaves the store be
     with open_store(args.db) as opened:
         store = opened.acting_as(Actor(check_name(args.by), Mode.CLI)) if args.by else opened
-        saved = store.save_guidelines(text)
+        saved = store.guidelines.save(text)
     if saved is None:
         print("unchanged: that is the version in force already")
     else:

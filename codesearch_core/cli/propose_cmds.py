@@ -315,7 +315,7 @@ def load_blueprints(source: str, db: Path | None = None) -> list[Blueprint]:
         blueprints: list[Blueprint] = []
         with open_store(db or config.db_path()) as store:
             while True:
-                page = store.list_blueprints(offset=len(blueprints), limit=500)
+                page = store.blueprints.list(offset=len(blueprints), limit=500)
                 blueprints.extend(page.items)
                 if not page.items or len(blueprints) >= page.total:
                     return blueprints
@@ -452,7 +452,7 @@ class _StoreSink:
         try:
             if not from_store:
                 # Proposals point at stored blueprints; storing identical ones again is a no-op.
-                self._store.add_blueprints(blueprints, source="propose")
+                self._store.blueprints.add(blueprints, source="propose")
         except BaseException:
             self._store.close()
             raise

@@ -42,12 +42,12 @@ def cmd_db_split(args: argparse.Namespace) -> int:
     with open_store(getattr(args, "db", None)) as store:
         ids = list(args.ids)
         if args.tag:
-            page = store.list_blueprints(BlueprintFilters(tag=args.tag), limit=1_000_000)
+            page = store.blueprints.list(BlueprintFilters(tag=args.tag), limit=1_000_000)
             if not page.items:
                 raise InputFileError(f"no stored blueprint has the tag {args.tag!r}")
             ids += [bp.id for bp in page.items]
-        changed = store.set_split(ids, args.split)
-        held = store.list_blueprints(BlueprintFilters(split="eval"), limit=0).total
+        changed = store.blueprints.set_split(ids, args.split)
+        held = store.blueprints.list(BlueprintFilters(split="eval"), limit=0).total
     unique = len(dict.fromkeys(ids))
     print(
         f"{changed} of {unique} blueprint(s) moved to {args.split} "

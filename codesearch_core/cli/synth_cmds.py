@@ -158,7 +158,7 @@ def _synthesize(args: argparse.Namespace) -> int:
             report = synthesize(
                 args.corpus,
                 writer=writer,
-                sink=store,
+                sink=store.drafts,
                 limit=args.limit,
                 seed=args.seed,
                 workers=args.workers,

@@ -148,13 +148,8 @@ def cmd_db_role(args: argparse.Namespace) -> int:
     with open_store(getattr(args, "db", None)) as store:
         old = store.set_role(args.name, args.role)
     print(f"{args.name.strip()}: {old or 'new'} -> {args.role}")
-    if (mode := _studio_mode()) is not None and mode.trusted:
+    if (mode := _studio_mode()) is not None and (note := mode.roles_note) is not None:
         # Stored, and shown by `db users`; but without a login whoever opens the studio acts as
-        # an admin, so the role changes nothing until it has one (issue 39: it said nothing).
-        print(
-            f"note: the studio here runs in {mode} mode (no login), where everyone acts as an "
-            "admin: the role takes effect once it runs with a login (CODESEARCH_AUTH=oidc or "
-            "proxy; docs/teams.md)",
-            file=sys.stderr,
-        )
+        # an admin, so the role changes nothing until it has one.
+        print(f"note: {note}", file=sys.stderr)
     return EXIT_OK

@@ -255,6 +255,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 ],
                 "misses": [s.to_dict() for s in diff.misses],
                 "extras": [p.to_dict() for p in diff.extras],
+                # Found on a span marked supporting: neither a hit nor an extra (docs/grading.md).
+                "supporting": [
+                    {"found": p.to_dict(), "expected": e.to_dict()} for p, e in diff.supporting
+                ],
             },
         }
         print(json.dumps(report, ensure_ascii=False, indent=2))
@@ -283,6 +287,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(f"  miss   {span_text(e)}")
     for p in diff.extras:
         print(f"  extra  {format_finding(p)}")
+    for p, e in diff.supporting:
+        print(f"  context {span_text(e)}  <- {format_finding(p)}  [supporting: not counted]")
     return EXIT_OK
 
 

@@ -166,7 +166,7 @@ def run_stale(path: Path) -> int:
 
     with open_store(path) as store:
         report = verify_stale(store)
-        held = store.drift_held_out()
+        held = store.drift.held_out()
     for name, snapshot in sorted(report.snapshots.items()):
         check = check_corpus(name)
         if check.pinned_id is not None and not check.ok:

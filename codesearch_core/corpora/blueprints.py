@@ -4,13 +4,16 @@ Line format::
 
     {"id": "webshop-useeffect-calls-tsx", "intent": "...", "corpus": "webshop", "language": "tsx",
      "reference_call": {"name": "ast_grep_search", "arguments": {...}},
-     "expected": [{"path": "src/App.tsx", "start_line": 3, "end_line": 5}],
+     "expected": [{"path": "src/App.tsx", "start_line": 3, "end_line": 5},
+                  {"path": "src/api.ts", "start_line": 9, "end_line": 9, "supporting": true}],
      "tags": ["adversarial:structure-vs-text"], "difficulty": "medium", "notes": "...",
      "counter_calls": [{"call": {"name": "ripgrep_search", ...}, "why": "..."}],
      "pins": {"src/App.tsx": "<sha256 of the file>"}, "snapshot": "<corpus snapshot id>",
      "second_opinion": [{"tool": "ripgrep_search", "arguments": {...}, "mode": "covers",
                          "why": "text_call"}]}
 
+An expected span marked `"supporting": true` is context, not the answer: the grade neither requires
+nor penalises it (`grading.spans`); unmarked spans are essential, so an old file grades as before.
 `tags`, `difficulty` (default medium), `notes`, `counter_calls` (the strongest wrong calls the author
 found), `split` (`train`, the default, or `eval`: held out of exports), `pins` and `snapshot` (both filled in by `codesearch seeds pin`: the expected files' sha256
 and the corpus snapshot id the spans were checked on) and `second_opinion` (searches a reader would
@@ -112,16 +115,20 @@ def _expected(value: Any) -> tuple[Span, ...]:
         where = f"expected[{i}]"
         if not isinstance(item, Mapping):
             raise _bad(where, "must be an object with path, start_line and end_line")
-        unknown = sorted(set(item) - {"path", "start_line", "end_line"})
+        unknown = sorted(set(item) - {"path", "start_line", "end_line", "supporting"})
         if unknown:
             raise _bad(where, f"unknown field(s): {', '.join(map(str, unknown))}")
         missing = [k for k in ("path", "start_line", "end_line") if k not in item]
         if missing:
             raise _bad(where, f"missing field(s): {', '.join(missing)}")
+        supporting = item.get("supporting", False)
+        if not isinstance(supporting, bool):
+            raise _bad(f"{where}.supporting", f"must be true or false, got {supporting!r}")
         span = Span(
             check_relative_path(item["path"], f"{where}.path"),
             _line_number(item["start_line"], f"{where}.start_line"),
             _line_number(item["end_line"], f"{where}.end_line"),
+            supporting,
         )
         if span.end_line < span.start_line:
             raise _bad(

@@ -110,7 +110,7 @@ class _DraftList:
     def __init__(self) -> None:
         self.drafts: list[Draft] = []
 
-    def add_draft(self, draft: Draft) -> bool:
+    def add(self, draft: Draft) -> bool:
         self.drafts.append(draft)
         return True
 

@@ -242,10 +242,10 @@ def dataset_of(out: Path) -> QADataset:
 
 
 def queue_sample(out: Path, sample: Sequence[Item], store: Store) -> QAImport:
-    """Put a sample `draw_sample` drew from DIR in the store's QA queue (see `Store.import_qa_sample`
+    """Put a sample `draw_sample` drew from DIR in the store's QA queue (see `store.qa.import_sample`
     for what happens to items queued before)."""
     dataset = dataset_of(out)
-    return store.import_qa_sample(dataset, [(s["stratum"], s) for s in sample])
+    return store.qa.import_sample(dataset, [(s["stratum"], s) for s in sample])
 
 
 def _sample_rows(out: Path) -> list[Item]:
@@ -275,7 +275,7 @@ def import_verdicts(out: Path, path: Path, store: Store | None = None) -> dict[s
 
 
 def _queued(out: Path, store: Store | None) -> list[QAItem]:
-    return [] if store is None else store.qa_items(dataset_of(out).dataset_id)
+    return [] if store is None else store.qa.items(dataset_of(out).dataset_id)
 
 
 def _file_verdicts(out: Path, known_ids: set[str]) -> dict[str, bool]:

@@ -5,7 +5,8 @@ their manifest and dataset card, and the RL reward (`CodeSearchReward`) for TRL'
 Public API: `export` (one entry point for every format), `preview`, `ExportFormat`, `manifest_path`,
 `EPISODE_FORMATS` (the gym's episodes, multi-turn: written with the gym's `EpisodeFrame`, and read
 back by `read_turns` for the gym's replay check; `episode_turns`: the turns a stored episode
-exports; `agent_conversation`: an episode played now as an `hf-agent` row), `single_call_records` (the one-call layouts of rows from no store: a data set build's
+exports; `agent_conversation`: an episode played now as an `hf-agent` row; `GYM_FORMATS`: those and
+`dpo-steps`, a reviewer's corrected call over the original's), `single_call_records` (the one-call layouts of rows from no store: a data set build's
 items), `write_jsonl_atomic`, `tool_versions`, `code_version`,
 `CodeSearchReward`, `Observer` (each call run once per export; its observation turns are
 `tools.observation_text`, as the gym's are); evaluation (`evaluate`: an engine's answers run and graded into an eval run
@@ -35,6 +36,7 @@ from codesearch_core.export.observe import Observer
 from codesearch_core.export.records import (
     ALWAYS_REFERENCE,
     EPISODE_FORMATS,
+    GYM_FORMATS,
     OBSERVED,
     RANKED,
     ExportFormat,
@@ -57,6 +59,7 @@ __all__ = [
     "EPISODE_FORMATS",
     "EXPORT_RULE",
     "FORMAT_READERS",
+    "GYM_FORMATS",
     "METRICS",
     "OBSERVED",
     "PARSE_FAILURE_REWARD",

@@ -59,6 +59,9 @@ READERS: Final[dict[ExportFormat, str]] = {
     "(arguments as a JSON string, tool messages by tool_call_id)",
     ExportFormat.SHAREGPT_AGENT: "LLaMA-Factory (`formatting: sharegpt`): gym episodes as "
     "function_call / observation turns; entry in dataset_info.json",
+    ExportFormat.DPO_STEPS: "TRL `DPOTrainer` (conversational preference layout): a reviewer's "
+    "corrected call (chosen) over the episode's original call (rejected), the conversation "
+    "before that turn as the prompt",
 }
 
 _STRING: Final = {"dtype": "string"}
@@ -164,6 +167,14 @@ FEATURES: Final[dict[ExportFormat, dict[str, Any]]] = {
 FEATURES[ExportFormat.HF_AGENT] = FEATURES[ExportFormat.HF_CHAT]
 FEATURES[ExportFormat.OPENAI_SFT_AGENT] = FEATURES[ExportFormat.OPENAI_SFT]
 FEATURES[ExportFormat.SHAREGPT_AGENT] = FEATURES[ExportFormat.SHAREGPT]
+# A step pair's prompt holds the earlier turns' tool calls and observations: messages whose keys
+# differ, as in the agent formats.
+FEATURES[ExportFormat.DPO_STEPS] = {
+    "prompt": _JSON_LIST,
+    "chosen": _call_turns({"dtype": "json"}),
+    "rejected": _call_turns({"dtype": "json"}),
+    "tools": _TOOLS,
+}
 
 
 def tool_versions() -> dict[str, str]:

@@ -10,6 +10,12 @@ replay check, `gym.replay`, reads what was written, not what was meant to be wri
 * `sharegpt-agent`: LLaMA-Factory's `conversations`: a `function_call` turn per assistant turn (one
   call as a JSON object, parallel calls as a JSON list, as its tool formatters read them) and an
   `observation` turn after it (one text, or a JSON list of texts in the order of the calls).
+* `dpo-steps`: a corrected step (`gym.correct`) in TRL's conversational preference layout, with
+  `hf-agent`'s messages: the conversation before the corrected turn as `prompt`, the corrected
+  turn's calls as `chosen`, the original's as `rejected` (`step_pair`).
+
+With the metadata, every layout carries the reviewers' labels of the episode's calls
+(`store.steps.summaries`: per labelled call, the count of each label and the majority's).
 
 A conversation ends with the agent's last turn (its submit): the observations of that turn are
 left out, as the agent never saw them (the episode was over). The opening messages and the tools
@@ -29,13 +35,14 @@ from typing import Any, Final
 import msgspec
 
 from codesearch_core.models import Blueprint
-from codesearch_core.store import Store, StoredEpisode
+from codesearch_core.store import StepSummary, Store, StoredEpisode
 
 _encode = msgspec.json.Encoder().encode
 
 HF_AGENT: Final = "hf-agent"
 OPENAI_SFT_AGENT: Final = "openai-sft-agent"
 SHAREGPT_AGENT: Final = "sharegpt-agent"
+DPO_STEPS: Final = "dpo-steps"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,21 +126,26 @@ def call_id(turn: int, index: int) -> str:
     return f"call{turn:02d}{index:03d}"
 
 
+def _assistant(t: int, calls: Sequence[Call], *, string_arguments: bool) -> dict[str, Any]:
+    """The assistant message of turn `t` (from 0): its calls as `tool_calls`."""
+    tool_calls = [
+        {
+            "id": call_id(t, i),
+            "type": "function",
+            "function": {
+                "name": c.name,
+                "arguments": _text(c.arguments) if string_arguments else c.arguments,
+            },
+        }
+        for i, c in enumerate(calls)
+    ]
+    return {"role": "assistant", "content": "", "tool_calls": tool_calls}
+
+
 def _agent_messages(turns: Sequence[Turn], *, string_arguments: bool) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for t, turn in enumerate(turns):
-        tool_calls = [
-            {
-                "id": call_id(t, i),
-                "type": "function",
-                "function": {
-                    "name": c.name,
-                    "arguments": _text(c.arguments) if string_arguments else c.arguments,
-                },
-            }
-            for i, c in enumerate(turn.calls)
-        ]
-        messages.append({"role": "assistant", "content": "", "tool_calls": tool_calls})
+        messages.append(_assistant(t, turn.calls, string_arguments=string_arguments))
         for i, (c, text) in enumerate(zip(turn.calls, turn.observations or (), strict=False)):
             message = {"role": "tool", "tool_call_id": call_id(t, i), "content": text}
             if not string_arguments:
@@ -151,8 +163,14 @@ def agent_conversation(
     return {"messages": messages, "tools": [dict(t) for t in tools]}
 
 
-def episode_meta(episode: StoredEpisode) -> dict[str, Any]:
-    """Where an exported episode came from."""
+def episode_meta(episode: StoredEpisode, steps: Sequence[StepSummary] = ()) -> dict[str, Any]:
+    """Where an exported episode came from, its reward, its recorded metrics, and the reviewers'
+    labels of its calls (`steps`: each labelled call's counts per label and majority label)."""
+    correction = (
+        {"corrected_from": episode.corrected_from, "corrected_turn": episode.corrected_turn}
+        if episode.corrected_from is not None
+        else {}
+    )
     return {
         "episode_id": episode.episode_id,
         "blueprint_id": episode.blueprint_id,
@@ -165,8 +183,13 @@ def episode_meta(episode: StoredEpisode) -> dict[str, Any]:
         "reward": episode.reward,
         "components": dict(episode.components),
         "span_f1": episode.span_f1,
+        # Recorded with the episode, never summed into its reward (the gym's `episode_metrics`);
+        # an episode kept before they were recorded has none.
+        "metrics": dict((episode.trajectory.get("info") or {}).get("metrics") or {}),
         "end_reason": episode.end_reason,
         "decision": episode.decision,
+        "steps": [s.to_dict() for s in steps],
+        **correction,
     }
 
 
@@ -178,8 +201,10 @@ def agent_record(
     tools: Sequence[Mapping[str, Any]],
     *,
     with_meta: bool,
+    steps: Sequence[StepSummary] = (),
 ) -> dict[str, Any]:
-    """One episode in `fmt`'s layout; `opening` is the gym's system and user messages."""
+    """One episode in `fmt`'s layout; `opening` is the gym's system and user messages, `steps`
+    the reviewers' labels of its calls (in the metadata)."""
     record: dict[str, Any]
     if fmt == SHAREGPT_AGENT:
         system = next((str(m["content"]) for m in opening if m["role"] == "system"), "")
@@ -205,7 +230,48 @@ def agent_record(
         if string_arguments:
             record["parallel_tool_calls"] = True
     if with_meta:
-        record["meta"] = episode_meta(episode)
+        record["meta"] = episode_meta(episode, steps)
+    return record
+
+
+def step_pair(
+    corrected: StoredEpisode,
+    original: StoredEpisode,
+    opening: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    with_meta: bool,
+    steps: Sequence[StepSummary] = (),
+) -> dict[str, Any] | None:
+    """A `dpo-steps` row (TRL's conversational preference layout, `hf-agent`'s messages): the
+    `prompt` is the conversation up to the corrected turn (the gym's opening, then the earlier
+    turns' calls and observations as the corrected episode played them), `chosen` the corrected
+    turn's calls, `rejected` the original's calls of that turn. None when either turn cannot be
+    written (a call no layout holds)."""
+    t = corrected.corrected_turn
+    fixed, before = episode_turns(corrected.trajectory), episode_turns(original.trajectory)
+    if t is None or fixed is None or before is None or min(len(fixed), len(before)) < t:
+        return None
+    prompt = [dict(m) for m in opening] + _agent_messages(fixed[: t - 1], string_arguments=False)
+    record: dict[str, Any] = {
+        "prompt": prompt,
+        "chosen": [_assistant(t - 1, fixed[t - 1].calls, string_arguments=False)],
+        "rejected": [_assistant(t - 1, before[t - 1].calls, string_arguments=False)],
+        "tools": [dict(tool) for tool in tools],
+    }
+    if with_meta:
+        record["meta"] = {
+            "episode_id": corrected.episode_id,
+            "corrected_from": original.episode_id,
+            "turn": t,
+            "blueprint_id": corrected.blueprint_id,
+            "corpus": corrected.corpus,
+            "model": original.model,
+            "chosen_reward": corrected.reward,
+            "rejected_reward": original.reward,
+            # The reviewers' labels of the original's calls in that turn.
+            "rejected_steps": [s.to_dict() for s in steps if s.turn == t],
+        }
     return record
 
 

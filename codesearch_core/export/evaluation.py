@@ -249,7 +249,7 @@ def import_json_runs(store: Store, folder: Path) -> JsonImport:
         except (OSError, ValueError, KeyError, TypeError):
             unreadable.append(path.name)
             continue
-        (imported if store.save_eval_run(run) else already).append(run.run_id)
+        (imported if store.evals.save(run) else already).append(run.run_id)
     return JsonImport(tuple(imported), tuple(already), tuple(unreadable))
 
 

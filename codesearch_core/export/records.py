@@ -19,7 +19,7 @@ under the first reason it gave none.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import replace
 from enum import StrEnum
 from itertools import groupby
@@ -30,6 +30,12 @@ from codesearch_core import config
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError, InputFileError
 from codesearch_core.export import episodes
+from codesearch_core.export.episode_rows import (
+    ExportCounts,
+    episode_filter,
+    episode_records,
+    step_pair_records,
+)
 from codesearch_core.export.formats import chat_record, pair_record, xlam_record
 from codesearch_core.export.observe import Observed, Observer, observed_ahead
 from codesearch_core.export.targets import (
@@ -64,6 +70,9 @@ class ExportFormat(StrEnum):
     #: rejections only.
     CHAT = "chat"
     PAIRS = "pairs"
+    #: A reviewer's corrected call over the original's, the conversation before it as the prompt
+    #: (`export.episodes.step_pair`): step-level preference pairs for TRL's `DPOTrainer`.
+    DPO_STEPS = episodes.DPO_STEPS
     #: The gym's episodes, multi-turn (`export.episodes`): the layouts of hf-chat, openai-sft and
     #: sharegpt with one assistant turn per gym turn.
     HF_AGENT = episodes.HF_AGENT
@@ -77,25 +86,13 @@ OBSERVED: Final = frozenset({ExportFormat.HF_CHAT, ExportFormat.OPENAI_SFT, Expo
 EPISODE_FORMATS: Final = frozenset(
     {ExportFormat.HF_AGENT, ExportFormat.OPENAI_SFT_AGENT, ExportFormat.SHAREGPT_AGENT}
 )
+#: Formats written with the gym's `EpisodeFrame` (its opening messages and tools): the episodes'
+#: and the step-level pairs of corrected episodes.
+GYM_FORMATS: Final = EPISODE_FORMATS | {ExportFormat.DPO_STEPS}
 #: Formats of preference pairs ranked by graded reward.
 RANKED: Final = frozenset({ExportFormat.HF_PREFERENCE, ExportFormat.OPENAI_DPO})
 #: Formats that take the gold reference calls whether or not `include_reference` is given.
 ALWAYS_REFERENCE: Final = frozenset({ExportFormat.PAIRS, *RANKED, ExportFormat.HF_PROMPTS})
-
-
-class ExportCounts:
-    """Tallies kept while records stream out; they end up in the manifest's `counts`."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-        #: The corpora the written rows search (the dataset card names them).
-        self.corpora: set[str] = set()
-        #: The episodes written, in order (the agent formats: the card counts them, the gym's
-        #: replay check names them).
-        self.episodes: list[episodes.EpisodeShape] = []
-
-    def add(self, key: str) -> None:
-        self.counts[key] = self.counts.get(key, 0) + 1
 
 
 class _GoldCheck:
@@ -213,7 +210,7 @@ def _ranked_pairs(
     gold = _GoldCheck()
     for blueprint_id, group in groupby(rows, key=lambda r: r.blueprint_id):
         items = list(group)
-        found = store.get_blueprints([blueprint_id])
+        found = store.blueprints.get_many([blueprint_id])
         if not found:
             continue
         bp = found[0]
@@ -324,7 +321,7 @@ def _observed(
         for row in rows:
             if blueprint is None or blueprint.id != row.blueprint_id:
                 # Rows come grouped by blueprint: one lookup per blueprint.
-                blueprint = store.get_blueprints([row.blueprint_id])[0]
+                blueprint = store.blueprints.get_many([row.blueprint_id])[0]
             assert row.call_json is not None
             yield row, row.call_json, blueprint.corpus, blueprint.expected
 
@@ -364,7 +361,10 @@ def records(
     filters = export_filters(filters, include_eval=include_eval)
     counter = counter or ExportCounts()
     if fmt in EPISODE_FORMATS:
-        yield from _episode_records(store, fmt, filters, with_meta, counter, frame, stored)
+        yield from episode_records(store, fmt.value, filters, with_meta, counter, frame, stored)
+        return
+    if fmt is ExportFormat.DPO_STEPS:
+        yield from step_pair_records(store, filters, with_meta, counter, frame)
         return
     observer = Observer()
     if fmt is ExportFormat.PAIRS:
@@ -405,33 +405,6 @@ def records(
     counter.counts["tool_runs"] = observer.runs
 
 
-def _episode_filter(filters: QueueFilters) -> Callable[[StoredEpisode, Blueprint], str | None]:
-    """Why an episode is left out by the export's filters (None: kept). The blueprint's filters
-    apply to its blueprint, `engine` / `model` to who played it, `min_f1` / `max_f1` to its span F1."""
-
-    def keep(e: StoredEpisode, bp: Blueprint) -> str | None:
-        if filters.split is not None and bp.split.value != filters.split:
-            return "held_out_eval"
-        mismatched = (
-            (filters.blueprint_id, e.blueprint_id),
-            (filters.engine, e.engine),
-            (filters.model, e.model),
-            (filters.language, bp.language),
-            (filters.tool, None if bp.plan is not None else bp.reference_call.name.value),
-        )
-        if any(want is not None and want != have for want, have in mismatched):
-            return "filtered_out"
-        if filters.tag is not None and filters.tag not in bp.tags:
-            return "filtered_out"
-        if filters.min_f1 is not None and e.span_f1 < filters.min_f1:
-            return "filtered_out"
-        if filters.max_f1 is not None and e.span_f1 > filters.max_f1:
-            return "filtered_out"
-        return None
-
-    return keep
-
-
 def episode_counts(
     store: Store,
     filters: QueueFilters | None,
@@ -444,42 +417,8 @@ def episode_counts(
     without writing it: `episodes` going out, and the reasons the rest are left out, counted."""
     counter = ExportCounts()
     counter.counts["episodes"] = 0
-    chosen = store.accepted_episodes() if stored is None else stored
-    keep = _episode_filter(export_filters(filters, include_eval=include_eval))
+    chosen = store.episodes.accepted() if stored is None else stored
+    keep = episode_filter(export_filters(filters, include_eval=include_eval))
     for found in episodes.agent_rows(store, chosen, frame, keep):
         counter.add(found if isinstance(found, str) else "episodes")
     return counter.counts
-
-
-def _episode_records(
-    store: Store,
-    fmt: ExportFormat,
-    filters: QueueFilters,
-    with_meta: bool,
-    counter: ExportCounts,
-    frame: episodes.EpisodeFrame | None,
-    stored: Sequence[StoredEpisode] | None,
-) -> Iterator[dict[str, Any]]:
-    if frame is None:
-        raise InputFileError(
-            f"{fmt.value} exports the gym's episodes: it is written through the gym "
-            "(`codesearch export`, the Export page, or gym.export_episodes)"
-        )
-    chosen = store.accepted_episodes() if stored is None else stored
-    for found in episodes.agent_rows(store, chosen, frame, _episode_filter(filters)):
-        if isinstance(found, str):
-            counter.add(found)
-            continue
-        episode, bp, turns = found
-        shape = episodes.shape(episode, turns)
-        counter.add("episodes")
-        counter.counts["turns"] = counter.counts.get("turns", 0) + shape.turns
-        counter.counts["calls"] = counter.counts.get("calls", 0) + shape.calls
-        for name, n in shape.tools.items():
-            counter.counts[f"tool:{name}"] = counter.counts.get(f"tool:{name}", 0) + n
-        counter.corpora.add(episode.corpus)
-        counter.episodes.append(shape)
-        opening = frame.messages(bp, episode.settings)
-        yield episodes.agent_record(
-            fmt.value, episode, turns, opening, frame.tools, with_meta=with_meta
-        )

@@ -129,7 +129,7 @@ class CodeSearchReward:
         cls, store: Store, blueprint_ids: Iterable[str], **options: Any
     ) -> CodeSearchReward:
         """Over a store's blueprints, e.g. the `blueprint_id` column of its `hf-prompts` export."""
-        return cls(store.get_blueprints(sorted(set(blueprint_ids))), **options)
+        return cls(store.blueprints.get_many(sorted(set(blueprint_ids))), **options)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

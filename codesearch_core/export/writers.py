@@ -35,11 +35,11 @@ from codesearch_core import config
 from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
 from codesearch_core.export.card import card_info, card_is_ours, card_text, dataset_info_text
+from codesearch_core.export.episode_rows import ExportCounts
 from codesearch_core.export.episodes import EpisodeFrame
 from codesearch_core.export.records import (
     ALWAYS_REFERENCE,
-    EPISODE_FORMATS,
-    ExportCounts,
+    GYM_FORMATS,
     ExportFormat,
     export_filters,
     records,
@@ -361,7 +361,7 @@ def export(
         stored=episodes,
     )
     data_tmp, result = _write_temp(out_path, _jsonl_fill(stream), "export")
-    agent = fmt in EPISODE_FORMATS
+    agent = fmt in GYM_FORMATS
     try:
         if check is not None:
             check(data_tmp, [e.episode_id for e in counter.episodes])

@@ -1,7 +1,8 @@
 """Grading a run against a blueprint's expected spans, and the training reward built from the grade.
 
-Public API: `grade` / `diff_findings` / `grade_and_diff`, `Matching` (`grading.spans`: matching,
-credit and scores) and
+Public API: `grade` / `diff_findings` / `grade_and_diff`, `f_beta`, `Matching` (`grading.spans`:
+matching, credit, scores and supporting spans; `touched`: the expected spans some spans share a
+line with) and
 `reward` / `breaks_pcre2_rule` (`grading.rewards`: the scalar reward, its components and the
 PCRE2 rule). Imports `tools` and below.
 """
@@ -13,9 +14,11 @@ from codesearch_core.grading.spans import (
     LineCoverage,
     Matching,
     diff_findings,
+    f_beta,
     grade,
     grade_and_diff,
     line_coverage,
+    touched,
 )
 
 __all__ = [
@@ -25,9 +28,11 @@ __all__ = [
     "Matching",
     "breaks_pcre2_rule",
     "diff_findings",
+    "f_beta",
     "grade",
     "grade_and_diff",
     "line_coverage",
     "reward",
     "score",
+    "touched",
 ]

@@ -42,11 +42,33 @@ so a million predicted against a million expected spans grade in under a second 
 (`benchmarks/bench_grader.py`). numpy's fixed cost per operation would dominate a small grade, so
 `grade` on a few hundred spans or fewer runs the same steps on lists (`grading.small`: same floats).
 
+Supporting spans
+----------------
+A blueprint's expected span may be marked `supporting` (`Span.supporting`: context a good answer
+may point at, not the answer; Prime's essential / supporting gold spans). Such spans are neither
+required nor penalised. The predicted spans are matched to the essential spans first, by the rule
+above; the ones left unmatched are then matched one-to-one to the supporting spans (any shared
+line, within the tolerance, is enough), and each so matched is *excused*: it counts neither in
+`n_predicted` nor in file IoU's predicted paths. So `span_precision = credit / (n_predicted -
+excused)`, `span_recall = credit / n_essential`, and file IoU is over the excused-free predicted
+paths against the essential spans' paths. A blueprint without marks grades exactly as before (the
+same code path); one whose spans are all supporting expects nothing, so submitting nothing, or
+only supporting spans, is perfect. Example: essential `a.py:10-12`, supporting `a.py:40-41` and
+`b.py:7`; found `a.py:10-12`, `b.py:7` and `c.py:1`: `b.py:7` is excused, precision 1/2, recall
+1/1, F1 0.667, file IoU 1/2 (`a.py` against `{a.py, c.py}`).
+
+F-beta
+------
+`f_beta(grade, beta)` weighs precision beta times less than recall (SWE-grep trains with beta 0.5:
+precision counts more): `(1 + b²)·P·R / (b²·P + R)`, with the ratio convention above; beta 1 is
+`span_f1`, exactly.
+
 The reward built from the grade is in `grading.rewards`.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -57,7 +79,13 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from codesearch_core.grading.small import SMALL_GRADE_SPANS, cluster_pairs, grade_small, scores
+from codesearch_core.grading.small import (
+    SMALL_GRADE_SPANS,
+    cluster_pairs,
+    grade_small,
+    ratio,
+    scores,
+)
 from codesearch_core.models import Finding, Grade, Span
 
 IntArray = npt.NDArray[np.int64]
@@ -74,6 +102,7 @@ class Matching(StrEnum):
 DEFAULT_MATCHING: Final = Matching.COVERAGE
 
 _PATH: Final = attrgetter("path")
+_SUPPORTING: Final = attrgetter("supporting")
 _START: Final = attrgetter("start_line")
 _END: Final = attrgetter("end_line")
 
@@ -89,6 +118,9 @@ class FindingsDiff:
     hits: tuple[tuple[Finding, Span], ...]
     misses: tuple[Span, ...]
     extras: tuple[Finding, ...]
+    #: Findings excused by a supporting span (module docstring), with it: neither hits nor
+    #: extras; a supporting span nothing found is no miss.
+    supporting: tuple[tuple[Finding, Span], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +311,96 @@ def line_coverage(found: Finding | Span, expected: Span | Finding) -> LineCovera
     )
 
 
+def touched(expected: Sequence[Span], spans: Iterable[Finding | Span]) -> set[int]:
+    """Indices of the `expected` spans that share at least one line with one of `spans` (what an
+    agent's searches showed it of the answer: the gym's evidence drop)."""
+    # Only the files of the expected spans matter: a search's other findings are skipped at the
+    # cost of one set lookup each (a turn's searches may return thousands).
+    by_path: dict[str, list[tuple[int, int]]] = {e.path: [] for e in expected}
+    for x in spans:
+        if (ranges := by_path.get(x.path)) is not None:
+            ranges.append((x.start_line, x.end_line))
+    reach: dict[str, tuple[list[int], list[int]]] = {}
+    for path, ranges in by_path.items():
+        ranges.sort()
+        # Sorted starts and the furthest end among the ranges starting at or before each.
+        reach[path] = (
+            [r[0] for r in ranges],
+            list(itertools.accumulate((r[1] for r in ranges), max)),
+        )
+    hit: set[int] = set()
+    for i, e in enumerate(expected):
+        starts, ends = reach[e.path]
+        k = bisect.bisect_right(starts, e.end_line)
+        if k and ends[k - 1] >= e.start_line:
+            hit.add(i)
+    return hit
+
+
 def file_iou(predicted_paths: Iterable[str], expected_paths: Iterable[str]) -> float:
     """Intersection over union of the two sets of paths; 1.0 when both are empty."""
     p, e = set(predicted_paths), set(expected_paths)
     union = len(p | e)
     return len(p & e) / union if union else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Marked:
+    """A matching against a blueprint with supporting spans (module docstring): `essential` is over
+    the essential spans (its expected indices index `essential_at`, which maps them back)."""
+
+    essential: _Matching
+    essential_at: list[int]
+    excused: list[tuple[int, int]]  # (predicted index, expected index of the supporting span)
+    file_iou: float
+
+
+def _has_supporting(expected: Sequence[Span | Finding]) -> bool:
+    return any(map(_SUPPORTING, expected))
+
+
+def _match_marked(
+    predicted: Sequence[Finding | Span],
+    expected: Sequence[Span | Finding],
+    tol: int,
+    matching: Matching,
+) -> _Marked:
+    essential_at = [i for i, x in enumerate(expected) if not x.supporting]
+    supporting_at = [i for i, x in enumerate(expected) if x.supporting]
+    essential = [expected[i] for i in essential_at]
+    m = _match(predicted, essential, tol, matching)
+    hit = set(m.predicted_hit.tolist())
+    left = [p for p in m.predicted_distinct.tolist() if p not in hit]
+    # Only which predicted spans a supporting span excuses matters, not how much they cover it.
+    extra = _match([predicted[p] for p in left], [expected[i] for i in supporting_at], tol,
+                   Matching.OVERLAP)  # fmt: skip
+    excused = [
+        (left[p], supporting_at[e])
+        for p, e in zip(extra.predicted_hit.tolist(), extra.expected_hit.tolist(), strict=True)
+    ]
+    excused_p = {p for p, _ in excused}
+    counted = (predicted[p].path for p in m.predicted_distinct.tolist() if p not in excused_p)
+    return _Marked(m, essential_at, excused, file_iou(counted, map(_PATH, essential)))
+
+
+def _grade_marked(marked: _Marked) -> Grade:
+    m = marked.essential
+    return scores(
+        len(m.predicted_distinct) - len(marked.excused),
+        len(m.expected_distinct),
+        len(m.predicted_hit),
+        float(m.credit.sum()),
+        marked.file_iou,
+    )
+
+
+def f_beta(g: Grade, beta: float) -> float:
+    """The span F-beta of a grade (module docstring); `span_f1` itself when beta is 1."""
+    if beta == 1.0:
+        return g.span_f1
+    p, r, b2 = g.span_precision, g.span_recall, beta * beta
+    both_empty = g.n_predicted == 0 and g.n_expected == 0
+    return ratio((1 + b2) * p * r, b2 * p + r, both_empty=both_empty)
 
 
 def _grade_from(matching: _Matching) -> Grade:
@@ -303,7 +420,10 @@ def grade(
     line_tolerance: int = 0,
     matching: Matching = DEFAULT_MATCHING,
 ) -> Grade:
-    """Span precision/recall/F1 and file IoU of `predicted` against `expected` (module docstring)."""
+    """Span precision/recall/F1 and file IoU of `predicted` against `expected` (module docstring;
+    spans of `expected` marked supporting are neither required nor penalised)."""
+    if _has_supporting(expected):
+        return _grade_marked(_match_marked(predicted, expected, line_tolerance, matching))
     if line_tolerance >= 0 and len(predicted) + len(expected) <= SMALL_GRADE_SPANS:
         # The same grade without numpy's fixed cost per array operation (`grading.small`).
         overlap = matching is Matching.OVERLAP
@@ -331,11 +451,26 @@ def _diff_from(
     )
 
 
+def _diff_marked(
+    marked: _Marked, predicted: Sequence[Finding], expected: Sequence[Span]
+) -> FindingsDiff:
+    essential = [expected[i] for i in marked.essential_at]
+    d = _diff_from(marked.essential, predicted, essential)
+    excused = {id(predicted[p]) for p, _ in marked.excused}  # `_diff_from`'s extras are these
+    pairs = sorted(((predicted[p], expected[e]) for p, e in marked.excused),
+                   key=lambda pair: (_span_key(pair[1]), _span_key(pair[0])))  # fmt: skip
+    extras = tuple(x for x in d.extras if id(x) not in excused)
+    return FindingsDiff(d.hits, d.misses, extras, tuple(pairs))
+
+
 def diff_findings(
     predicted: Sequence[Finding], expected: Sequence[Span], *, line_tolerance: int = 0
 ) -> FindingsDiff:
     """The matching behind `grade`, as pairs and leftovers a person can read (the pairs are the
     same under either `Matching`; only their credit differs)."""
+    if _has_supporting(expected):
+        marked = _match_marked(predicted, expected, line_tolerance, DEFAULT_MATCHING)
+        return _diff_marked(marked, predicted, expected)
     return _diff_from(_match(predicted, expected, line_tolerance), predicted, expected)
 
 
@@ -347,5 +482,8 @@ def grade_and_diff(
     matching: Matching = DEFAULT_MATCHING,
 ) -> tuple[Grade, FindingsDiff]:
     """Both at the cost of one matching (for reports that show the score and the why)."""
+    if _has_supporting(expected):
+        marked = _match_marked(predicted, expected, line_tolerance, matching)
+        return _grade_marked(marked), _diff_marked(marked, predicted, expected)
     m = _match(predicted, expected, line_tolerance, matching)
     return _grade_from(m), _diff_from(m, predicted, expected)

@@ -22,12 +22,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from codesearch_core.errors import ErrorKind
-from codesearch_core.grading import breaks_pcre2_rule
+from codesearch_core.grading import breaks_pcre2_rule, touched
 from codesearch_core.gym.actions import (
     ActionError,
     RawCall,
@@ -39,7 +39,7 @@ from codesearch_core.gym.actions import (
 )
 from codesearch_core.gym.files import read_lines
 from codesearch_core.gym.prompt import prompt_messages
-from codesearch_core.gym.reward import episode_reward
+from codesearch_core.gym.reward import episode_metrics, episode_reward
 from codesearch_core.gym.settings import DEFAULT_SETTINGS, SUCCESS_REWARD, GymSettings
 from codesearch_core.models import Blueprint, Grade, RunResult, Span, ToolCall
 from codesearch_core.tools import observation_text, run_tool_call
@@ -110,6 +110,9 @@ class EpisodeResult:
     turns: tuple[tuple[Observation, ...], ...]
     calls: int
     invalid_calls: int
+    #: Recorded, never summed into the reward (`reward.episode_metrics`): precision, recall,
+    #: calls_per_turn, evidence_seen, evidence_drop.
+    metrics: dict[str, float] = field(default_factory=dict)
 
     @property
     def success(self) -> bool:
@@ -127,6 +130,7 @@ class EpisodeResult:
             "turns": len(self.turns),
             "calls": self.calls,
             "invalid_calls": self.invalid_calls,
+            "metrics": dict(self.metrics),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,6 +162,8 @@ class Episode:
         self._calls = 0
         self._invalid = 0
         self._pcre2 = 0
+        self._essential = blueprint.essential
+        self._seen: set[int] = set()  # the essential spans the searches showed (evidence drop)
         self._submitted: tuple[Span, ...] | None = None
         self._end: str | None = None
         self._result: EpisodeResult | None = None
@@ -270,6 +276,8 @@ class Episode:
             ran.append((i, c, self._search(c)))
         for i, call, run in ran:
             runs[i] = run
+            if run.findings:
+                self._seen |= touched(self._essential, run.findings)
             if run.error_kind is ErrorKind.PCRE2_REQUIRED and not breaks_pcre2_rule(call):
                 self._pcre2 += 1
             error = "" if run.ok else (run.error_kind or ErrorKind.TOOL_ERROR).value
@@ -307,6 +315,14 @@ class Episode:
             turns=tuple(self._turns),
             calls=self._calls,
             invalid_calls=self._invalid,
+            metrics=episode_metrics(
+                r.grade,
+                self._essential,
+                self._seen,
+                self._submitted,
+                turns=len(self._turns),
+                calls=self._calls,
+            ),
         )
 
 

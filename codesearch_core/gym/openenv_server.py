@@ -17,6 +17,10 @@ the tools' `paths`). What an agent writes never fails a step: a malformed call i
 observation (`Episode.step`), and so is an action that is not a list of calls. A session that ends
 (the client closes or disconnects) stops its episode; so does the server when it stops.
 
+Over plain HTTP, OpenEnv's `/reset` and `/step` hold no episode between requests; the server's
+`/session/reset`, `/session/step`, `/session/state` and `/session/close` do, by a session id, with
+an idle expiry and a cap (`gym.openenv_sessions`).
+
 Imported only by `codesearch gym serve` and trainers: OpenEnv brings FastAPI, uvicorn, Gradio and
 FastMCP, seconds to import, which nothing else in the studio pays.
 """
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hmac
 import itertools
 import random
 import signal
@@ -45,7 +48,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from codesearch_core.gym.episode import Episode
-from codesearch_core.gym.openenv_settings import DEFAULT_MAX_SESSIONS, ServerSettings
+from codesearch_core.gym.openenv_sessions import HttpSessions, add_session_routes
+from codesearch_core.gym.openenv_settings import (
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_S,
+    BearerToken,
+    ServerSettings,
+)
 from codesearch_core.gym.settings import DEFAULT_SETTINGS, GymSettings
 from codesearch_core.gym.tasks import Task
 
@@ -196,8 +205,8 @@ class CodeSearchEnvironment(Environment[CodeSearchAction, CodeSearchObservation,
             if episode is None:
                 return self._refused(
                     NO_EPISODE,
-                    "no episode: reset first (over the WebSocket session; HTTP /step is "
-                    "stateless and has none)",
+                    "no episode: reset first (in a WebSocket session, or over HTTP with "
+                    "/session/reset and /session/step; HTTP /step is stateless and has none)",
                 )
             self._steps += 1
             if not isinstance(action.calls, list):
@@ -270,38 +279,6 @@ class CodeSearchEnvironment(Environment[CodeSearchAction, CodeSearchObservation,
 # --- the app -------------------------------------------------------------------------------------
 
 
-class BearerToken:
-    """Every HTTP request and WebSocket handshake must carry `Authorization: Bearer TOKEN`; 401
-    otherwise. Plain ASGI, not FastAPI's HTTP middleware, which never sees WebSockets (`/ws`, where
-    the episodes are)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or self._carries_token(scope):
-            await self.app(scope, receive, send)
-            return
-        body = b'{"detail":"missing or wrong token: send Authorization: Bearer TOKEN"}'
-        headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
-        if scope["type"] == "http":
-            await send({"type": "http.response.start", "status": 401, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
-            return
-        await receive()  # the handshake's websocket.connect
-        if "websocket.http.response" in scope.get("extensions", {}):
-            await send({"type": "websocket.http.response.start", "status": 401, "headers": headers})
-            await send({"type": "websocket.http.response.body", "body": body})
-        else:  # a server without denial responses: refuse the handshake (HTTP 403)
-            await send({"type": "websocket.close", "code": 1008})
-
-    def _carries_token(self, scope: Scope) -> bool:
-        given = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
-        # compare_digest: the time taken does not tell how much of a guess was right.
-        return len(given) == 1 and hmac.compare_digest(given[0], self.expected)
-
-
 class QuietDisconnect:
     """OpenEnv 0.3's `/ws` handler closes, on its way out, a socket its client has already closed,
     and catches only RuntimeError there; Starlette raises WebSocketDisconnect, which uvicorn logs
@@ -320,16 +297,20 @@ class QuietDisconnect:
 
 
 def create_gym_app(
-    task_set: TaskSet, max_sessions: int = DEFAULT_MAX_SESSIONS, token: str = ""
+    task_set: TaskSet,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+    token: str = "",
+    session_idle_s: float = DEFAULT_SESSION_IDLE_S,
 ) -> FastAPI:
-    """OpenEnv's FastAPI app over `task_set`, one `CodeSearchEnvironment` per session."""
+    """OpenEnv's FastAPI app over `task_set`, one `CodeSearchEnvironment` per session: a
+    WebSocket's, or a plain-HTTP session's (`/session/*`, up to `max_sessions` of each)."""
+    make_env = functools.partial(CodeSearchEnvironment, task_set)
     app: FastAPI = create_fastapi_app(
-        functools.partial(CodeSearchEnvironment, task_set),
-        CodeSearchAction,
-        CodeSearchObservation,
-        max_concurrent_envs=max_sessions,
+        make_env, CodeSearchAction, CodeSearchObservation, max_concurrent_envs=max_sessions
     )
     app.state.task_set = task_set
+    app.state.http_sessions = HttpSessions(make_env, max_sessions, session_idle_s)
+    add_session_routes(app, app.state.http_sessions, CodeSearchAction)
     app.add_middleware(QuietDisconnect)
     if token:
         app.add_middleware(BearerToken, token=token)
@@ -368,15 +349,15 @@ class _Server(uvicorn.Server):
 
 
 def _say(url: str) -> None:
-    print(f"codesearch gym: OpenEnv server listening on {url} (WebSocket {url}/ws)",
-          file=sys.stderr, flush=True)  # fmt: skip
+    print(f"codesearch gym: OpenEnv server listening on {url} (WebSocket {url}/ws; plain-HTTP "
+          f"sessions {url}/session/reset)", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def build_server(
     task_set: TaskSet, server: ServerSettings, announce: Callable[[str], None] = _say
 ) -> uvicorn.Server:
     """The uvicorn server for `task_set`; `serve` runs it (or a test, in a thread)."""
-    app = create_gym_app(task_set, server.max_sessions, server.token)
+    app = create_gym_app(task_set, server.max_sessions, server.token, server.session_idle_s)
     config = uvicorn.Config(
         app,
         host=server.host,

@@ -99,7 +99,8 @@ class Recorded:
     where: str
 
 
-def _recorded(obj: Any, where: str) -> Recorded:
+def recorded_episode(obj: Any, where: str) -> Recorded:
+    """One recorded episode from its JSON object (an import line, a stored trajectory)."""
     if not isinstance(obj, Mapping):
         raise InputFileError(
             "a line must be a JSON object {blueprint_id, turns, submit}", source=where
@@ -133,7 +134,7 @@ def read_recorded(path: Path) -> Iterator[Recorded]:
                 obj = json.loads(raw)
             except ValueError as err:
                 raise InputFileError(f"not JSON: {err}", source=where) from None
-            yield _recorded(obj, where)
+            yield recorded_episode(obj, where)
 
 
 class ReplayPolicy:

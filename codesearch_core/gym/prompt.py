@@ -10,14 +10,18 @@ from codesearch_core.models import Blueprint
 
 
 def system_prompt(settings: GymSettings) -> str:
+    per_turn = (  # one call a turn: the MCP server's episodes (a harness calls one at a time)
+        "each turn is one tool call"
+        if settings.max_parallel == 1
+        else f"each turn may hold up to {settings.max_parallel} tool calls, which run in parallel"
+    )
     return (
         "You find code in a corpus of source files. Search with ripgrep_search (text and regular "
         "expressions) and ast_grep_search (code structure), read lines with read_file (at most "
         f"{READ_MAX_LINES} a call), then call submit with the location (path, start_line, "
         "end_line) of every piece of code the task asks for, and nothing else. You have at most "
-        f"{settings.max_turns} turns; each turn may hold up to {settings.max_parallel} tool calls, "
-        "which run in parallel. Paths are relative to the corpus root. Fewer turns and calls "
-        "are better; an episode that never submits scores 0."
+        f"{settings.max_turns} turns; {per_turn}. Paths are relative to the corpus root. Fewer "
+        "turns and calls are better; an episode that never submits scores 0."
     )
 
 

@@ -62,7 +62,7 @@ def _opening(blueprint: Blueprint, settings: Mapping[str, Any]) -> list[dict[str
 
 def _blueprints(store: Store, ids: Sequence[str]) -> dict[str, Blueprint]:
     """The store's blueprints (as they are now), then the seed files' for the rest."""
-    found = {bp.id: bp for bp in store.get_blueprints(list(ids))}
+    found = {bp.id: bp for bp in store.blueprints.get_many(list(ids))}
     missing = set(ids) - set(found)
     if missing:
         found.update({bp.id: bp for bp in seed_blueprints() if bp.id in missing})
@@ -168,7 +168,7 @@ def export_episodes(
     before it is put in place (module docstring). `options` are `export.export`'s (filters,
     with_meta, include_eval, license)."""
     if episodes is None:
-        chosen, gone = store.accepted_episodes(), store.accepted_episodes_corpus_gone()
+        chosen, gone = store.episodes.accepted(), store.episodes.accepted_corpus_gone()
     else:
         chosen, gone = list(episodes), {}
     frame = episode_frame()
@@ -184,5 +184,5 @@ def episode_export_counts(
     """What `export_episodes` would write now, without writing it: `episodes` (going out) and
     what is left out, by reason (`corpus_gone`: accepted episodes whose corpus is gone)."""
     counts = episode_counts(store, filters, episode_frame(), include_eval=include_eval)
-    gone = sum(store.accepted_episodes_corpus_gone().values())
+    gone = sum(store.episodes.accepted_corpus_gone().values())
     return {**counts, **({"corpus_gone": gone} if gone else {})}

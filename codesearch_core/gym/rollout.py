@@ -95,17 +95,17 @@ def choose(
     return kept, len(results) - len(good), len(good) - len(kept)
 
 
-def _stored(
-    result: EpisodeResult,
-    task: Task,
-    policy: Policy,
-    provenance: Mapping[str, Any],
+def stored_episode(
+    result: EpisodeResult, *, corpus: str, engine: str, model: str, **provenance: Any
 ) -> StoredEpisode:
+    """A finished episode as the store keeps it: its figures and trajectory, the engine and
+    model that played it, and `provenance` (StoredEpisode's other fields: sampling, settings,
+    snapshot, tool versions, what it corrects)."""
     return StoredEpisode(
         blueprint_id=result.blueprint_id,
-        corpus=task.blueprint.corpus,
-        engine=policy.name,
-        model=policy.model,
+        corpus=corpus,
+        engine=engine,
+        model=model,
         reward=result.reward,
         components=result.components,
         span_f1=result.grade.span_f1 if result.grade is not None else 0.0,
@@ -114,6 +114,21 @@ def _stored(
         invalid_calls=result.invalid_calls,
         end_reason=result.end_reason,
         trajectory=result.to_dict(),
+        **provenance,
+    )
+
+
+def _stored(
+    result: EpisodeResult,
+    task: Task,
+    policy: Policy,
+    provenance: Mapping[str, Any],
+) -> StoredEpisode:
+    return stored_episode(
+        result,
+        corpus=task.blueprint.corpus,
+        engine=policy.name,
+        model=policy.model,
         sampling=provenance.get("sampling", {}),
         settings=provenance["settings"],
         snapshot=provenance["snapshots"].get(task.blueprint.corpus),
@@ -165,7 +180,7 @@ def rollouts(
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     report = RolloutReport(tasks=len(tasks))
-    done_before = store.episode_blueprints(policy.name, policy.model)
+    done_before = store.episodes.blueprints(policy.name, policy.model)
     todo = [t for t in tasks if t.blueprint.id not in done_before]
     report.skipped_stored = len(tasks) - len(todo)
     provenance = {
@@ -181,7 +196,7 @@ def rollouts(
 
     def flush() -> None:
         nonlocal flushed
-        report.kept += store.save_episodes(batch)
+        report.kept += store.episodes.save(batch)
         batch.clear()
         flushed = time.monotonic()
 

@@ -1,5 +1,5 @@
-"""The settings of an episode (its limits, its free budget and the reward's weights). The OpenEnv
-server's own settings are its adapter's (`gym.openenv_settings`).
+"""The settings of an episode (its limits, its free budget, the reward's weights and F-beta). The
+OpenEnv server's own settings are its adapter's (`gym.openenv_settings`).
 
 Defaults follow Cognition's SWE-grep (at most 4 turns of up to 8 parallel calls). The free budget
 is one search turn and its submit turn, with a full turn of parallel calls: searching wide in one
@@ -48,6 +48,9 @@ class GymSettings:
     #: would print gigabytes must not hold them all in memory.
     max_findings: int = 2_000
     weights: RewardWeights = RewardWeights()
+    #: `R_find` is the span F-beta (`grading.f_beta`): 1 is F1; below 1 precision counts more
+    #: (SWE-grep: 0.5), above 1 recall does.
+    beta: float = 1.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_turns <= 64:
@@ -60,6 +63,8 @@ class GymSettings:
             raise ValueError(f"timeout_s must be in (0, 600], got {self.timeout_s}")
         if self.max_findings < 1:
             raise ValueError(f"max_findings must be >= 1, got {self.max_findings}")
+        if not 0.01 <= self.beta <= 100:  # also refuses NaN; beyond this range F-beta is P or R
+            raise ValueError(f"beta must be 0.01 to 100, got {self.beta}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

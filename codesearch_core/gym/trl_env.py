@@ -28,7 +28,11 @@ tested) where they are absent. How TRL 1.16 drives it (`trl/trainer/grpo_trainer
   A turn's limits (`max_parallel` calls, `max_turns` turns) are then the gym's, unchanged.
 - `get_reward()` is called once per finished rollout: the episode is stopped (one that never
   submitted scores 0) and its reward returned. TRL logs it as `rewards/CodeSearchToolEnv/mean`;
-  `component_rewards` gives reward functions for the components, to log with weight 0.
+  `component_rewards` gives reward functions for the components, to log with weight 0. Since the
+  environment owns the reward, `reward_funcs` may be left out (TRL 1.16 then needs no other).
+- Several task sets in one run (`routed_environments`): TRL takes a dict of factories by name and
+  routes each row by its `environment` column, showing each rollout its own environment's tools;
+  every route's class is its own, so TRL logs each route's reward as `rewards/<route>/mean`.
 - A call reaches the environment with the arguments the model wrote (TRL passes them as keyword
   arguments). Wrong types, missing or unknown arguments all come here (the tool's wrapper takes
   anything) and get the gym's error observation, counted as a call; nothing is raised.
@@ -39,13 +43,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+import re
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from codesearch_core.gym.actions import READ_FILE, SUBMIT, gym_tools
 from codesearch_core.gym.episode import Episode, EpisodeResult
 from codesearch_core.gym.prompt import prompt_messages
+from codesearch_core.gym.reward import METRICS
 from codesearch_core.gym.settings import DEFAULT_SETTINGS, GymSettings
 from codesearch_core.gym.tasks import Task, Tasks, as_tasks, seed_blueprints
 from codesearch_core.models import ToolName
@@ -262,14 +268,60 @@ def trl_dataset(
     ]
 
 
-#: The reward's components (`gym.reward`), each a key of `EpisodeResult.components`.
-_COMPONENTS: Final = ("R_submit", "R_find", "R_scope", "R_turns", "R_calls", "R_pcre2_rule")
+#: The dataset column TRL 1.16 routes a row by when `environment_factory` is a dict of them.
+ROUTE_COLUMN: Final = "environment"
+_ROUTE_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+
+
+def routed_environments(
+    routes: Mapping[str, Tasks | Sequence[Task]],
+    settings: GymSettings | Mapping[str, GymSettings] = DEFAULT_SETTINGS,
+    log: list[EpisodeResult] | None = None,
+) -> tuple[dict[str, Callable[[], CodeSearchToolEnv]], list[dict[str, Any]]]:
+    """Several task sets in one GRPO run, as TRL 1.16 routes them: `environment_factory` a dict
+    of factories by name, each dataset row naming its own in the `environment` column.
+
+    Returns the factories and the rows (`trl_dataset`'s for each route's tasks, in route order,
+    with `environment` set). Each route's environment is a subclass of `CodeSearchToolEnv` named
+    after the route: TRL gives every environment class with a `get_reward` a reward column of its
+    own (scored only on that class's rollouts), so it logs `rewards/<route>/mean` per task set and
+    the run needs no `reward_funcs`. `settings` is one for all or one per route (a route it lacks
+    takes the defaults); `log` receives every route's finished episodes."""
+    if not routes:
+        raise ValueError("no route: give at least one task set by name")
+    factories: dict[str, Callable[[], CodeSearchToolEnv]] = {}
+    rows: list[dict[str, Any]] = []
+    for name, tasks in routes.items():
+        if not isinstance(name, str) or _ROUTE_NAME.fullmatch(name) is None:
+            raise ValueError(
+                f"route name {name!r}: a letter, then letters, digits, '_', '.' or '-' (TRL logs "
+                "it as rewards/<name>/mean)"
+            )
+        if name in _COMPONENTS or name == CodeSearchToolEnv.__name__:
+            raise ValueError(f"route name {name!r} is already a reward's name in TRL's log")
+        chosen = tuple(tasks.tasks if isinstance(tasks, Tasks) else tasks)
+        if not chosen:
+            raise ValueError(f"route {name!r} has no task")
+        own = settings.get(name, DEFAULT_SETTINGS) if isinstance(settings, Mapping) else settings
+        # A class per route: TRL keys the reward column by the environment's class name.
+        env_class = type(name, (CodeSearchToolEnv,), {"__module__": __name__})
+        factories[name] = functools.partial(env_class, chosen, own, log)
+        rows += [{**row, ROUTE_COLUMN: name} for row in trl_dataset(chosen, own)]
+    return factories, rows
+
+
+#: The reward's components (`gym.reward`), each a key of `EpisodeResult.components`, then the
+#: recorded metrics (`gym.reward.METRICS`), keys of `EpisodeResult.metrics`: logged alike.
+_COMPONENTS: Final = (
+    "R_submit", "R_find", "R_scope", "R_turns", "R_calls", "R_pcre2_rule", *METRICS
+)  # fmt: skip
 
 
 def component_rewards(names: Sequence[str] = ()) -> list[Callable[..., list[float | None]]]:
-    """Reward functions that give one component of each rollout's episode reward (`R_find`, ...;
-    all of them by default), so TRL logs each as `rewards/<name>/mean`. Give them weight 0 in
-    `GRPOConfig.reward_weights`: the environment's `get_reward` already sums them."""
+    """Reward functions that give one component of each rollout's episode reward (`R_find`, ...)
+    or one of its recorded metrics (`precision`, `evidence_drop`, ...; all of both by default), so
+    TRL logs each as `rewards/<name>/mean`. Give them weight 0 in `GRPOConfig.reward_weights`: the
+    environment's `get_reward` already sums the components, and the metrics are not reward."""
     wanted = list(names) or list(_COMPONENTS)
 
     def component(name: str) -> Callable[..., list[float | None]]:
@@ -277,7 +329,8 @@ def component_rewards(names: Sequence[str] = ()) -> list[Callable[..., list[floa
             values: list[float | None] = []
             for env in environments:
                 result = env._finish() if isinstance(env, CodeSearchToolEnv) else None
-                values.append(result.components.get(name) if result is not None else None)
+                recorded = {} if result is None else {**result.metrics, **result.components}
+                values.append(recorded.get(name))
             return values
 
         reward.__name__ = name

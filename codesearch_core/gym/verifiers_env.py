@@ -16,7 +16,8 @@ to the model and runs its tools) and an env (how a task becomes an episode). Her
   answers without a call; the whole `EpisodeResult.to_dict()` lands in `trace.info["gym"]` (the
   last turn's observations too, which no later request carries);
 - `CodeSearchTask`: its `@vf.reward` is the episode's reward (weight 1), its `@vf.metric` the
-  reward's components and counts (metrics are recorded, never summed into the reward);
+  reward's components, counts and recorded metrics (precision, recall, calls per turn, evidence
+  drop: recorded, never summed into the reward);
 - `CodeSearchEnv`: the single agent seat, run on the local subprocess runtime by default (the
   searches run `rg`/`ast-grep` on this machine; verifiers' default runtime is a remote sandbox).
 
@@ -56,6 +57,7 @@ class CodeSearchTasksetConfig(vf.TasksetConfig):
     blueprints: str = "seeds"
     max_turns: int = 4
     max_parallel: int = 8
+    beta: float = 1.0  # the reward's span F-beta (`GymSettings.beta`)
 
 
 class CodeSearchData(vf.TaskData):
@@ -65,6 +67,7 @@ class CodeSearchData(vf.TaskData):
     blueprints: str
     max_turns: int
     max_parallel: int
+    beta: float = 1.0
     info: dict[str, Any]
 
 
@@ -80,7 +83,7 @@ def _tasks(source: str) -> dict[str, Task]:
 
 
 def _settings(data: CodeSearchData) -> GymSettings:
-    return GymSettings(max_turns=data.max_turns, max_parallel=data.max_parallel)
+    return GymSettings(max_turns=data.max_turns, max_parallel=data.max_parallel, beta=data.beta)
 
 
 class CodeSearchTask(vf.Task[CodeSearchData, vf.State, vf.TaskConfig]):
@@ -104,13 +107,17 @@ class CodeSearchTask(vf.Task[CodeSearchData, vf.State, vf.TaskConfig]):
             "calls": float(info["calls"]),
             "invalid_calls": float(info["invalid_calls"]),
             "submitted": float(info["end_reason"] == "submitted"),
+            # precision, recall, calls_per_turn, evidence_seen, evidence_drop (`gym.reward`)
+            **{k: float(v) for k, v in info.get("metrics", {}).items()},
         }
 
 
 class CodeSearchTaskset(vf.Taskset[CodeSearchTask, CodeSearchTasksetConfig]):
     def load(self) -> Iterator[CodeSearchTask]:
         config: CodeSearchTasksetConfig = self.config
-        settings = GymSettings(max_turns=config.max_turns, max_parallel=config.max_parallel)
+        settings = GymSettings(
+            max_turns=config.max_turns, max_parallel=config.max_parallel, beta=config.beta
+        )
         for task in _tasks(config.blueprints).values():
             bp = task.blueprint
             data = CodeSearchData(
@@ -122,6 +129,7 @@ class CodeSearchTaskset(vf.Taskset[CodeSearchTask, CodeSearchTasksetConfig]):
                 blueprints=config.blueprints,
                 max_turns=config.max_turns,
                 max_parallel=config.max_parallel,
+                beta=config.beta,
                 info={"blueprint_id": bp.id, "corpus": bp.corpus, "tags": list(bp.tags)},
             )
             yield CodeSearchTask(data, config.task)
@@ -200,17 +208,25 @@ __all__ = [
 
 
 def load_environment(
-    blueprints: str = "seeds", max_turns: int = 4, max_parallel: int = 8, **kwargs: Any
+    blueprints: str = "seeds",
+    max_turns: int = 4,
+    max_parallel: int = 8,
+    beta: float = 1.0,
+    **kwargs: Any,
 ) -> vf.Env:
     """The gym as a verifiers env: `blueprints` is a seed set ('seeds': the fixture corpora's
     seed file; 'seeds-all': every seed file, as everywhere else) or a blueprints JSONL file;
-    `max_turns`/`max_parallel` the episode's limits; `kwargs` go to the env config (e.g.
+    `max_turns`/`max_parallel` the episode's limits; `beta` the reward's span F-beta; `kwargs` go to the env config (e.g.
     `timeout`, `retries`, or `agent=vf.AgentConfig(...)` for another runtime)."""
-    GymSettings(max_turns=max_turns, max_parallel=max_parallel)  # fails early on bad limits
+    GymSettings(max_turns=max_turns, max_parallel=max_parallel, beta=beta)  # fails early if bad
     sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
     config = CodeSearchEnvConfig(
         taskset=CodeSearchTasksetConfig(
-            id=TASKSET_ID, blueprints=blueprints, max_turns=max_turns, max_parallel=max_parallel
+            id=TASKSET_ID,
+            blueprints=blueprints,
+            max_turns=max_turns,
+            max_parallel=max_parallel,
+            beta=beta,
         ),
         **kwargs,
     )

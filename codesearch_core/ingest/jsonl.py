@@ -48,7 +48,7 @@ def import_blueprints_jsonl(store: Store, path: Path, *, skip_bad: bool = False)
         raise missing[0]
     refused = {e.blueprint_id for e in missing}
     try:
-        report = store.add_blueprints(
+        report = store.blueprints.add(
             [bp for bp in blueprints if bp.id not in refused], source=str(path), skip_bad=skip_bad
         )
     except BlueprintConflictError as err:
@@ -182,10 +182,10 @@ def _with_line(err: BlueprintConflictError, path: Path) -> BlueprintConflictErro
 
 
 def _stored_blueprints(store: Store) -> list[Blueprint]:
-    page = store.list_blueprints(limit=_PAGE)
+    page = store.blueprints.list(limit=_PAGE)
     blueprints = list(page.items)
     while len(blueprints) < page.total:
-        page = store.list_blueprints(offset=len(blueprints), limit=_PAGE)
+        page = store.blueprints.list(offset=len(blueprints), limit=_PAGE)
         if not page.items:
             break
         blueprints.extend(page.items)

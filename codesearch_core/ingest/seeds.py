@@ -25,4 +25,4 @@ def ensure_seeded(store: Store) -> ImportReport | None:
     """
     if store.counts().blueprints:
         return None
-    return store.add_blueprints(seed_blueprints(), source="seeds")
+    return store.blueprints.add(seed_blueprints(), source="seeds")

@@ -6,7 +6,7 @@ Decisions stay events (`store.decisions`): a bulk action records one final decis
 with the batch's id; undoing the batch records an undo of each. The plan (`plan`) says first how
 many items it would decide and how many it leaves out and why; `apply` decides exactly the planned
 items, or nothing when the filter's items changed since (another reviewer decided one meanwhile).
-Functions take a cursor inside the caller's transaction; `ReviewToolsStore` supplies it.
+Functions take a cursor inside the caller's transaction; `store.queue.Queue` supplies it.
 """
 
 from __future__ import annotations
@@ -22,30 +22,21 @@ import duckdb
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import decisions as store_decisions
-from codesearch_core.store.pinning import NOT_IN_DRIFT_SQL
-from codesearch_core.store.queries import queue_where, review_settings
-from codesearch_core.store.queue_kinds import PROPOSAL
+from codesearch_core.store.filters import ItemFilters
+from codesearch_core.store.queries import review_settings
+from codesearch_core.store.queue_kinds import QueueKind
 from codesearch_core.store.rows import first_row
-from codesearch_core.store.schema import GRADING_KEY_SQL, LIVE_EVENT_SQL
-from codesearch_core.store.types import DecisionState, QueueFilters, StaleDecisionError
+from codesearch_core.store.schema import LIVE_EVENT_SQL
+from codesearch_core.store.types import DecisionState, StaleDecisionError
 
 Cursor = duckdb.DuckDBPyConnection
 
 #: Why an item of the filter is left out, first match wins. Neither action re-decides what
-#: reviewers settled or disagree on; an accept takes only a valid call that ran without an error,
-#: graded perfect against the blueprint as it is now, not in drift.
+#: reviewers settled or disagree on; an accept also leaves out what the kind's accept rules (or
+#: its `accept_blocker`) refuse.
 _SETTLED: Final = (
     ("in conflict", "p.decision = 'conflict'"),
     ("already decided", "p.decision IS NOT NULL"),
-)
-_NOT_ACCEPTABLE: Final = (
-    ("invalid call", "p.call IS NULL OR NOT p.valid"),
-    ("not run yet", "e.ok IS NULL"),
-    ("run failed", "NOT e.ok"),
-    ("not graded", "g.span_f1 IS NULL"),
-    ("grade stale", f"g.graded_against IS DISTINCT FROM {GRADING_KEY_SQL}"),
-    ("in drift", f"NOT ({NOT_IN_DRIFT_SQL})"),
-    ("grade not perfect", "g.span_f1 < 1.0"),
 )
 BULK_ACTIONS: Final = (DecisionAction.ACCEPT, DecisionAction.REJECT)
 
@@ -73,39 +64,55 @@ class BulkPlan:
         return text
 
 
-def _rules(action: DecisionAction) -> tuple[tuple[str, str], ...]:
+def _rules(kind: QueueKind, action: DecisionAction) -> tuple[tuple[str, str], ...]:
     if action not in BULK_ACTIONS:
         raise StoreError(f"a bulk action accepts or rejects, not {action.value!r}")
-    return _SETTLED + (_NOT_ACCEPTABLE if action is DecisionAction.ACCEPT else ())
+    return _SETTLED + (kind.accept_rules if action is DecisionAction.ACCEPT else ())
 
 
-def plan(cur: Cursor, filters: QueueFilters, action: DecisionAction, *, now: datetime) -> BulkPlan:
-    """The items of `filters` the action would decide, and those it leaves out, by reason."""
-    rules = _rules(action)
-    to_do = bool(filters.reviewer) and DecisionState(filters.decision) is DecisionState.UNDECIDED
+def plan(
+    cur: Cursor,
+    kind: QueueKind,
+    filters: ItemFilters | None,
+    action: DecisionAction,
+    *,
+    now: datetime,
+) -> BulkPlan:
+    """The items of `filters` (the kind's own; None: its defaults, every open item) the action
+    would decide, and those it leaves out, by reason."""
+    rules = _rules(kind, action)
+    f = kind.check_filters(filters)
+    to_do = bool(f.reviewer) and DecisionState(f.decision) is DecisionState.UNDECIDED
     reviews = review_settings(cur).reviews_per_item if to_do else 1
-    where, params = queue_where(filters, now=now, reviews=reviews)
+    where, params = kind.where(f, now=now, reviews=reviews)
     why = "CASE " + " ".join(f"WHEN {rule} THEN '{name}'" for name, rule in rules) + " END"
+    rule_params = kind.accept_params() if action is DecisionAction.ACCEPT else []
     rows = cur.execute(
-        f"SELECT p.id, {why} FROM proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
-        "LEFT JOIN executions e ON e.proposal_seq = p.seq "
-        f"LEFT JOIN grades g ON g.proposal_seq = p.seq WHERE {where} ORDER BY p.seq",
-        params,
+        f"SELECT p.{kind.id_column}, {why} FROM {kind.plan_sql} WHERE {where} "
+        f"ORDER BY {kind.order_sql}",
+        [*rule_params, *params],
     ).fetchall()
-    counts = {name: 0 for name, _ in rules}
+    return _plan_of(action, [n for n, _ in rules], [(str(r[0]), r[1]) for r in rows])
+
+
+def _plan_of(
+    action: DecisionAction, reasons: Sequence[str], rows: Sequence[tuple[str, str | None]]
+) -> BulkPlan:
+    counts = dict.fromkeys(reasons, 0)
     for _, reason in rows:
         if reason is not None:
             counts[str(reason)] += 1
     return BulkPlan(
         action,
-        tuple(str(r[0]) for r in rows if r[1] is None),
+        tuple(item_id for item_id, reason in rows if reason is None),
         {name: n for name, n in counts.items() if n},
     )
 
 
 def apply(
     cur: Cursor,
-    filters: QueueFilters,
+    kind: QueueKind,
+    filters: ItemFilters | None,
     action: DecisionAction,
     reviewer: str,
     *,
@@ -119,7 +126,7 @@ def apply(
     `expected` is the plan the lead confirmed; when the filter selects other items now,
     StaleDecisionError and nothing is written: they confirmed a count that is no longer true.
     """
-    now = plan(cur, filters, action, now=ts)
+    now = plan(cur, kind, filters, action, now=ts)
     if set(now.item_ids) != set(expected):
         raise StaleDecisionError(
             f"the filter's items changed since they were counted ({len(expected)} then, "
@@ -131,7 +138,7 @@ def apply(
     for item_id in now.item_ids:
         store_decisions.record_decision(
             cur, item_id, action, reviewer, note=note, reason=reason, ts=ts, final=True,
-            batch=batch,
+            kind=kind.name, batch=batch,
         )  # fmt: skip
     return batch, now
 
@@ -152,7 +159,7 @@ def batch_size(cur: Cursor, batch: str) -> int:
 
 
 def undo_batch(
-    cur: Cursor, reviewer: str, batch: str, *, ts: datetime, kind: str = PROPOSAL
+    cur: Cursor, reviewer: str, batch: str, *, ts: datetime, kind: str
 ) -> list[tuple[str, int]]:
     """Undo the reviewer's live events of the batch: (item, undo event id) of each, in order.
 

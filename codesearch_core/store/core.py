@@ -16,6 +16,7 @@ audit trail: `store.audit`. Importing JSONL files is a layer above the store
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -23,7 +24,7 @@ import duckdb
 
 from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
-from codesearch_core.models import Blueprint, Grade, Proposal, Reward, RunResult
+from codesearch_core.models import Grade, Proposal, Reward, RunResult
 from codesearch_core.store import dashboard as store_dashboard
 from codesearch_core.store import decisions as store_decisions
 from codesearch_core.store import export_rows as store_export_query
@@ -31,24 +32,27 @@ from codesearch_core.store import queries as store_queries
 from codesearch_core.store import review_queries as store_review
 from codesearch_core.store import writes as store_writes
 from codesearch_core.store.audit import Deed
-from codesearch_core.store.base import raise_if_interrupted
+from codesearch_core.store.base import StoreBase, raise_if_interrupted
 from codesearch_core.store.check import StoreCheck, check_store
-from codesearch_core.store.draft_store import DraftStore
-from codesearch_core.store.drift_store import DriftStore
-from codesearch_core.store.episode_store import EpisodeStore
-from codesearch_core.store.eval_store import EvalStore
-from codesearch_core.store.qa_store import QAStore
-from codesearch_core.store.review_tools_store import ReviewToolsStore
+from codesearch_core.store.filters import QueueFilters
+from codesearch_core.store.parts import (
+    Blueprints,
+    Drafts,
+    Drift,
+    Episodes,
+    Evals,
+    GuidelineVersions,
+    QASamples,
+)
+from codesearch_core.store.queue import Queue
+from codesearch_core.store.queue_kinds import kind_of
+from codesearch_core.store.step_labels import Steps
 from codesearch_core.store.types import (
-    BlueprintFilters,
-    BlueprintPage,
-    BlueprintRevision,
     DashboardStats,
     DecisionEvent,
     ExportRow,
     ImportReport,
     PendingExecution,
-    QueueFilters,
     QueueItem,
     QueuePage,
     ReviewItem,
@@ -64,8 +68,57 @@ _MAX_TEXT: Final = 20_000
 COVERAGE_GRADES_SINCE: Final = 7
 
 
-class Store(DraftStore, DriftStore, EvalStore, EpisodeStore, QAStore, ReviewToolsStore):
-    """A handle on one store file. Thread-safe; close it (or use `with`) when done."""
+class _RolledBack(Exception):
+    """Ends a dry run's transaction: everything it wrote is rolled back."""
+
+
+class Store(StoreBase):
+    """A handle on one store file. Thread-safe; close it (or use `with`) when done.
+
+    Every review queue is `queue(kind)`; the data beside the queues are small handles
+    (`blueprints`, `drafts`, `drift`, `episodes`, `evals`, `qa`, `guidelines`: `store.parts`).
+    The proposals' own tables (proposals, runs, grades), the review card's reads, the overview
+    and the exports' reads are the store's methods.
+    """
+
+    def queue(self, kind: str) -> Queue:
+        """The review queue of `kind` (`store.queue_kinds`: proposal, draft, drift, episode, qa);
+        StoreError for another name."""
+        return Queue(self, kind_of(kind))
+
+    # Made on access, so that a store `acting_as` someone hands out handles acting as them.
+    @property
+    def blueprints(self) -> Blueprints:
+        return Blueprints(self)
+
+    @property
+    def drafts(self) -> Drafts:
+        return Drafts(self)
+
+    @property
+    def drift(self) -> Drift:
+        return Drift(self)
+
+    @property
+    def episodes(self) -> Episodes:
+        return Episodes(self)
+
+    @property
+    def evals(self) -> Evals:
+        return Evals(self)
+
+    @property
+    def qa(self) -> QASamples:
+        return QASamples(self)
+
+    @property
+    def guidelines(self) -> GuidelineVersions:
+        return GuidelineVersions(self)
+
+    @property
+    def steps(self) -> Steps:
+        """Labels of single calls of episodes, and corrected episodes (`store.step_labels`)."""
+        return Steps(self)
 
     def _after_open(self) -> None:
         if 0 < self.found_version < COVERAGE_GRADES_SINCE:
@@ -77,67 +130,6 @@ class Store(DraftStore, DriftStore, EvalStore, EpisodeStore, QAStore, ReviewTool
         """Grade again every stored run whose grade is not against the current grading key (the
         rule, the corpus and the expected spans); returns how many. Needs no new run."""
         return self._write(store_writes.regrade_stale, what="regrade")
-
-    # --- blueprints ------------------------------------------------------------------------------
-
-    def add_blueprints(
-        self, blueprints: Sequence[Blueprint], *, source: str = "api", skip_bad: bool = False
-    ) -> ImportReport:
-        """Store new blueprints; identical ones already stored count as existing (idempotent).
-
-        A blueprint whose id is stored with other content is a conflict: an InputFileError is raised
-        and nothing stored, unless `skip_bad` (then it is left out and listed in the report). Edits
-        go through `upsert_blueprint`.
-        """
-
-        def add(deed: Deed) -> ImportReport:
-            report = store_writes.add_blueprints(
-                deed.cur, blueprints, source=source, skip_bad=skip_bad
-            )
-            if report.new:
-                deed.log("blueprints.add", source, new=report.new, existing=report.existing)
-            return report
-
-        return self._act(add, action=Action.AUTHOR, what="add blueprints")
-
-    def upsert_blueprint(self, blueprint: Blueprint, *, source: str = "app") -> str:
-        """Create or replace the blueprint with this id; returns "created", "updated" or "unchanged".
-
-        Every change appends the new version to `blueprint_revisions`, so an edit never loses the
-        old text. Another blueprint with the same intent, corpus and call is a StoreError. A change
-        of expected findings grades the stored runs again against them (in the same transaction);
-        a change of corpus drops the runs and grades of its proposals, so they are pending again.
-        Decisions stay. Anyone who may author makes new blueprints; changing one takes a lead.
-        """
-
-        def upsert(deed: Deed) -> str:
-            if store_queries.get_blueprint(deed.cur, blueprint.id) is not None:
-                deed.require(Action.EDIT_BLUEPRINTS)
-            outcome = store_writes.upsert_blueprint(deed.cur, blueprint, source=source)
-            if outcome != "unchanged":
-                deed.log(f"blueprint.{outcome[:-1]}", blueprint.id, intent=blueprint.intent)
-            return outcome
-
-        return self._act(upsert, action=Action.AUTHOR, what="save the blueprint")
-
-    def get_blueprint(self, blueprint_id: str) -> Blueprint | None:
-        return self._read(lambda cur: store_queries.get_blueprint(cur, blueprint_id))
-
-    def get_blueprints(self, blueprint_ids: Sequence[str]) -> list[Blueprint]:
-        """The stored ones among these ids, in the order given."""
-        return self._read(lambda cur: store_queries.get_blueprints(cur, blueprint_ids))
-
-    def list_blueprints(
-        self, filters: BlueprintFilters | None = None, *, offset: int = 0, limit: int = 50
-    ) -> BlueprintPage:
-        return self._read(
-            lambda cur: store_queries.list_blueprints(
-                cur, filters or BlueprintFilters(), offset=offset, limit=limit
-            )
-        )
-
-    def blueprint_revisions(self, blueprint_id: str) -> tuple[BlueprintRevision, ...]:
-        return self._read(lambda cur: store_queries.blueprint_revisions(cur, blueprint_id))
 
     # --- proposals, runs, grades -----------------------------------------------------------------
 
@@ -232,9 +224,19 @@ class Store(DraftStore, DriftStore, EvalStore, EpisodeStore, QAStore, ReviewTool
 
         return self._act(change, action=Action.SETTINGS, what="change the settings")
 
-    def item_history(self, proposal_id: str) -> tuple[DecisionEvent, ...]:
-        """Every decision event on the item, oldest first, each marked `undone` if later cancelled."""
-        return self._read(lambda cur: store_review.item_history(cur, proposal_id))
+    def preview_review_settings(self, settings: ReviewSettings) -> dict[str, int]:
+        """What `set_review_settings(settings)` would open or settle, per kind, changing nothing:
+        the same change in a transaction that is rolled back, so the count is the save's own
+        (issue 39: a change reopened settled items before anyone was told)."""
+        preview: dict[str, int] = {}
+
+        def dry_run(cur: duckdb.DuckDBPyConnection) -> None:
+            preview.update(store_decisions.set_settings(cur, settings))
+            raise _RolledBack
+
+        with contextlib.suppress(_RolledBack):
+            self._write(dry_run, what="preview the settings")
+        return preview
 
     def current_decision(self, proposal_id: str) -> DecisionEvent | None:
         """The event that settled the item (a lead's final decision or the last of the agreeing

@@ -1,11 +1,11 @@
 """Reviewers' decisions: votes, undo, a lead's final decision, leases and the review settings.
 
-One code path for every kind of item (`store.queue_kinds`: proposals, drafts, drift, episodes);
-each function takes the item's kind (proposals by default) and a cursor inside the caller's
-transaction (`Store._write`). Each write about an item bumps its row's `version`, so two concurrent
-writes about one item conflict and one of them is retried on the new state: two reviewers cannot
-both take the last review an item needs, and the cached item state
-(`schema_queue.item_state_update`) never misses a vote.
+One code path for every kind of item (`store.queue_kinds`: proposals, drafts, drift, episodes,
+QA items); each function takes the item's kind and a cursor inside the caller's transaction
+(`store.queue.Queue` supplies both). Each write about an item bumps its row's `version`
+(`rows.bump_version`), so two concurrent writes about one item conflict and one of them is retried
+on the new state: two reviewers cannot both take the last review an item needs, and the cached
+item state (`schema_queue.item_state_update`) never misses a vote.
 """
 
 from __future__ import annotations
@@ -22,17 +22,13 @@ import duckdb
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import to_do
+from codesearch_core.store.filters import ItemFilters
 from codesearch_core.store.guidelines import CURRENT_VERSION_SQL as CURRENT_GUIDELINES_SQL
-from codesearch_core.store.queries import queue_where, review_settings
-from codesearch_core.store.queue_kinds import KINDS, PROPOSAL, Settled, kind_of
-from codesearch_core.store.rows import first_row
+from codesearch_core.store.queries import review_settings
+from codesearch_core.store.queue_kinds import KINDS, Settled, kind_of
+from codesearch_core.store.rows import bump_version, first_row
 from codesearch_core.store.schema_queue import LIVE_EVENT_SQL, item_state_update
-from codesearch_core.store.types import (
-    DecisionState,
-    QueueFilters,
-    ReviewSettings,
-    StaleDecisionError,
-)
+from codesearch_core.store.types import DecisionState, ReviewSettings, StaleDecisionError
 
 Cursor = duckdb.DuckDBPyConnection
 
@@ -101,17 +97,10 @@ def _state_update(kind: str, reviews: int, item_filter: str = "") -> str:
     )  # fmt: skip
 
 
-def _bump(cur: Cursor, kind: str, item_id: str) -> None:
-    """Make this transaction conflict with any other write about the item."""
+def _bump(cur: Cursor, kind: str, item_id: str) -> int:
+    """Make this transaction conflict with any other write about the item; its new version."""
     k = kind_of(kind)
-    row = first_row(
-        cur.execute(
-            f"UPDATE {k.table} SET version = version + 1 WHERE {k.id_column} = ? RETURNING 1",
-            [item_id],
-        )
-    )
-    if row is None:
-        raise StoreError(f"no {kind} with id {item_id!r} in the store")
+    return bump_version(cur, k.table, k.id_column, item_id, what=kind)
 
 
 def _vote_of(cur: Cursor, kind: str, item_id: str, reviewer: str) -> tuple[int, str] | None:
@@ -193,8 +182,9 @@ def record_decision(
     ts: datetime,
     seen: int | None = UNCHECKED,
     final: bool = False,
-    kind: str = PROPOSAL,
+    kind: str,
     batch: str | None = None,
+    version: int | None = None,
 ) -> int:
     """Record `reviewer`'s accept/reject/skip on an item of `kind` (or, `final`, a lead's final
     decision).
@@ -203,15 +193,19 @@ def record_decision(
     none); if it changed since (another tab of the same reviewer decided it), StaleDecisionError
     and nothing is written. Deciding again (a reviewer who stepped back to an item) is a new event
     that replaces their vote, never a second vote. What blocks an accept is the kind's. `batch`:
-    the id of the bulk action it is part of (`store.bulk`). The event keeps the guideline version
-    in force, whatever the kind.
+    the id of the bulk action it is part of (`store.bulk`). `version`: the item's version its
+    card showed; StaleDecisionError when it changed since (a draft's intent edited in another
+    tab). The event keeps the guideline version in force, whatever the kind.
     """
     if action is DecisionAction.UNDO:
         raise StoreError("an undo is recorded with undo_last, not as a decision")
     if final and action not in (DecisionAction.ACCEPT, DecisionAction.REJECT):
         raise StoreError("a final decision accepts or rejects")
     k = kind_of(kind)
-    _bump(cur, kind, item_id)
+    bumped = _bump(cur, kind, item_id)
+    # The version the card showed, plus this write's bump.
+    if version is not None and bumped != version + 1:
+        raise StaleDecisionError(f"this {kind} changed since it was shown: look at it again")
     if action is DecisionAction.ACCEPT and k.accept_blocker is not None:
         why = k.accept_blocker(cur, item_id)
         if why:
@@ -224,8 +218,9 @@ def record_decision(
         )
     if not k.shared_reviews and not final:
         state, by = _state(cur, kind, item_id)
-        if state in ("accept", "reject") and by != reviewer:
-            # One review settles such an item: a second reviewer would only put it in conflict.
+        if state in ("accept", "reject"):
+            # One review settles such an item: a second reviewer would only put it in conflict,
+            # and its reviewer changes their mind by Undo (which takes back what it did).
             raise StoreError(f"this {kind} was {state}ed by {by} already")
     row = first_row(
         cur.execute(
@@ -253,7 +248,7 @@ def undo_last(
     *,
     ts: datetime,
     item_id: str | None = None,
-    kind: str = PROPOSAL,
+    kind: str,
 ) -> tuple[str, int]:
     """Cancel the reviewer's own latest live event on an item of `kind` (on `item_id`, if given):
     (item id, event id). Only the reviewer's own events: another's decision is theirs to undo.
@@ -278,7 +273,7 @@ def undo_last(
 
 
 def last_undoable(
-    cur: Cursor, reviewer: str, item_id: str | None = None, *, kind: str = PROPOSAL
+    cur: Cursor, reviewer: str, item_id: str | None = None, *, kind: str
 ) -> tuple[str, int, str] | None:
     """(item id, event id, action) of the reviewer's latest live event on an item of `kind` (on
     `item_id`, if given)."""
@@ -341,21 +336,22 @@ def _reviews(kind: str, settings: ReviewSettings) -> int:
 
 
 def lease_next(
-    cur: Cursor, filters: QueueFilters | None, reviewer: str, *, now: datetime, kind: str = PROPOSAL
+    cur: Cursor, filters: ItemFilters | None, reviewer: str, *, now: datetime, kind: str
 ) -> str | None:
-    """The next item of `kind` `reviewer` should review (proposals: under `filters`), leased to
-    them; None when done. An item already leased to the reviewer comes first (a reload resumes
-    it), then queue order.
+    """The next item of `kind` `reviewer` should review under `filters` (the kind's own), leased
+    to them; None when done. An item already leased to the reviewer comes first (a reload resumes
+    it), then queue order. Without filters, a queue that is not `filtered` is read from the
+    reviewer's to-do set (`store.to_do`: cheaper at 100k items).
     """
     k = kind_of(kind)
     settings = review_settings(cur)
-    if kind != PROPOSAL:
+    if filters is None and not k.filtered:
         item_id = to_do.next_to_do(cur, kind, reviewer, now, _reviews(kind, settings))
         if item_id is not None:
             take_lease(cur, item_id, reviewer, now=now, minutes=settings.lease_minutes, kind=kind)
         return item_id
-    f = replace(filters or QueueFilters(), decision=DecisionState.UNDECIDED, reviewer=reviewer)
-    where, params = queue_where(f, now=now, reviews=settings.reviews_per_item)
+    f = replace(k.check_filters(filters), decision=DecisionState.UNDECIDED, reviewer=reviewer)
+    where, params = k.where(f, now=now, reviews=_reviews(kind, settings))
     # The reviewer's own leases as a plain IN list: a correlated EXISTS here made DuckDB join and
     # group every to-do row (59 ms against 39 ms at 100k episodes, bench_episode_card.py).
     row = first_row(
@@ -394,7 +390,7 @@ def take_lease(
     *,
     now: datetime,
     minutes: float | None = None,
-    kind: str = PROPOSAL,
+    kind: str,
 ) -> None:
     """Lease (or renew the lease of) an item to a reviewer.
 
@@ -420,15 +416,13 @@ def take_lease(
     )
 
 
-def release_leases(
-    cur: Cursor, reviewer: str, item_ids: Sequence[str] = (), *, kind: str | None = None
-) -> None:
+def release_leases(cur: Cursor, reviewer: str, item_ids: Sequence[str] = (), *, kind: str) -> None:
     """Give back the reviewer's leases (all, or those on `item_ids` of `kind`)."""
     if item_ids:
         cur.execute(
             "DELETE FROM leases WHERE reviewer = ? AND kind = ? "
             "AND item_id IN (SELECT unnest(?::VARCHAR[]))",
-            [reviewer, kind or PROPOSAL, list(item_ids)],
+            [reviewer, kind, list(item_ids)],
         )
     else:
         cur.execute("DELETE FROM leases WHERE reviewer = ?", [reviewer])

@@ -3,11 +3,11 @@
 A draft carries everything a blueprint needs (intent, reference call, expected spans) and where it
 came from: the mined rule, the engine and model that wrote its intent, the prompt and the sample.
 Accepting one writes the blueprint (source `draft:<id>`) and marks the draft in one transaction, so
-a blueprint made from a draft always finds its provenance here (`draft_for_blueprint`).
+a blueprint made from a draft always finds its provenance here (`store.drafts.for_blueprint`).
 
 Drafts are a kind of queue item (`store.queue_kinds`): leased, decided, skipped and undone like
-proposals; the kind's `settle` writes the blueprint of an accepted draft and keeps `status` in
-step with the item state. Every write about a draft bumps its `version`, so two concurrent
+proposals; the kind's `settle` writes the blueprint of an accepted draft, and a draft's status is
+its item state (`STATUS_SQL`). Every write about a draft bumps its `version`, so two concurrent
 decisions on one draft conflict and one retries.
 Each function takes a cursor inside the caller's transaction (`Store`).
 """
@@ -24,12 +24,17 @@ import duckdb
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import Blueprint, Difficulty, Span, ToolCall, canonical_json, sha256_hex
-from codesearch_core.store.rows import first_row
+from codesearch_core.store.rows import bump_version, first_row
 from codesearch_core.tools import parse_tool_call
 
 Cursor = duckdb.DuckDBPyConnection
 
 DRAFT_STATUSES: Final = ("pending", "accepted", "rejected")
+#: A draft's status is its queue state (`drafts.decision`, kept by the queue), in a draft's words;
+#: the `status` column of schema v8 is no longer written.
+STATUS_SQL: Final = (
+    "CASE decision WHEN 'accept' THEN 'accepted' WHEN 'reject' THEN 'rejected' ELSE 'pending' END"
+)
 #: The blueprint source of an accepted draft: `draft:<draft id>`.
 DRAFT_SOURCE_PREFIX: Final = "draft:"
 
@@ -86,8 +91,8 @@ class Draft:
 
 _SELECT: Final = (
     "id, corpus, language, intent, reference_call, expected, rule, engine, model, prompt, sample, "
-    "difficulty, tags, reference_reward, baseline_reward, status, blueprint_id, decided_by, note, "
-    "seq, version"
+    "difficulty, tags, reference_reward, baseline_reward, "
+    f"{STATUS_SQL}, blueprint_id, decided_by, note, seq, version"
 )
 
 
@@ -162,7 +167,7 @@ def list_drafts(
     cur: Cursor, *, status: str | None, corpus: str | None, offset: int, limit: int
 ) -> tuple[list[Draft], int]:
     clauses, params = ["true"], []
-    for column, value in (("status", status), ("corpus", corpus)):
+    for column, value in ((STATUS_SQL, status), ("corpus", corpus)):
         if value:
             clauses.append(f"{column} = ?")
             params.append(value)
@@ -175,25 +180,11 @@ def list_drafts(
     return [_from_row(r) for r in rows], int(total_row[0]) if total_row else 0
 
 
-def draft_counts(cur: Cursor) -> dict[str, int]:
-    rows = cur.execute("SELECT status, count(*) FROM drafts GROUP BY status").fetchall()
-    found = {str(r[0]): int(r[1]) for r in rows}
-    return {s: found.get(s, 0) for s in DRAFT_STATUSES}
-
-
-def _bump(cur: Cursor, draft_id: str) -> Draft:
-    """Make this transaction conflict with any other write about the draft; the draft as it is."""
-    if first_row(cur.execute("UPDATE drafts SET version = version + 1 WHERE id = ? RETURNING id",
-                             [draft_id])) is None:  # fmt: skip
-        raise StoreError(f"no draft with id {draft_id!r} in the store")
-    found = get_draft(cur, draft_id)
-    assert found is not None
-    return found
-
-
 def check_pending(cur: Cursor, draft_id: str, seen_version: int | None) -> Draft:
     """The draft, bumped; StoreError unless it is pending and at the version the card showed."""
-    draft = _bump(cur, draft_id)
+    bump_version(cur, "drafts", "id", draft_id, what="draft")
+    draft = get_draft(cur, draft_id)
+    assert draft is not None
     if draft.status != "pending":
         raise StoreError(f"draft {draft_id!r} was {draft.status} by {draft.decided_by} already")
     # `seen_version` is the version the reviewer's card showed (+1 for this write's bump).

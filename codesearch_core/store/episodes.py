@@ -15,6 +15,7 @@ import duckdb
 
 from codesearch_core.corpora import list_corpora
 from codesearch_core.models import canonical_json, sha256_hex
+from codesearch_core.store.pinning import OPEN_DRIFT_SQL
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,9 @@ class StoredEpisode:
     tool_versions: Mapping[str, str] = field(default_factory=dict)
     created_at: datetime | None = None
     decision: str | None = None
+    #: A corrected episode (`gym.correct`): the episode it corrects and the turn edited (1-based).
+    corrected_from: str | None = None
+    corrected_turn: int | None = None
 
     @property
     def episode_id(self) -> str:
@@ -58,7 +62,7 @@ def episode_id_of(blueprint_id: str, trajectory: Mapping[str, Any]) -> str:
 _COLUMNS: Final = (
     "episode_id, blueprint_id, corpus, engine, model, sampling, settings, snapshot, tool_versions, "
     "reward, components, span_f1, turns, calls, invalid_calls, end_reason, trajectory, created_at, "
-    "decision"
+    "decision, corrected_from, corrected_turn"
 )
 
 
@@ -86,11 +90,11 @@ def insert_episodes(
                 canonical_json(dict(e.settings)), e.snapshot, canonical_json(dict(e.tool_versions)),
                 e.reward, canonical_json(dict(e.components)), e.span_f1, e.turns, e.calls,
                 e.invalid_calls, e.end_reason, canonical_json(dict(e.trajectory)), e.created_at or at,
-                e.decision,
+                e.decision, e.corrected_from, e.corrected_turn,
             )
         )  # fmt: skip
     if rows:
-        cur.executemany(f"INSERT INTO episodes ({_COLUMNS}) VALUES ({', '.join('?' * 19)})", rows)
+        cur.executemany(f"INSERT INTO episodes ({_COLUMNS}) VALUES ({', '.join('?' * 21)})", rows)
     return len(rows)
 
 
@@ -122,6 +126,8 @@ def _episode(row: Sequence[Any]) -> StoredEpisode:
         trajectory=json.loads(row[16]),
         created_at=row[17],
         decision=row[18],
+        corrected_from=row[19],
+        corrected_turn=row[20],
     )
 
 
@@ -168,7 +174,7 @@ def accepted_episodes(cur: duckdb.DuckDBPyConnection) -> list[StoredEpisode]:
     rows = cur.execute(
         f"SELECT {_select()} FROM episodes WHERE decision = 'accept' AND corpus IN "
         "(SELECT unnest(?::VARCHAR[])) AND episode_id NOT IN "
-        "(SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY seq",
+        f"(SELECT item_id FROM drift WHERE {OPEN_DRIFT_SQL}) ORDER BY seq",
         [list_corpora()],
     ).fetchall()
     return [_episode(r) for r in rows]
@@ -187,3 +193,13 @@ def accepted_corpus_gone(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
 def count_episodes(cur: duckdb.DuckDBPyConnection) -> int:
     row = cur.execute("SELECT count(*) FROM episodes").fetchone()
     return int(row[0]) if row else 0
+
+
+def corrected_episodes(cur: duckdb.DuckDBPyConnection) -> list[StoredEpisode]:
+    """Every corrected episode (`gym.correct`) whose review did not reject it, in the order they
+    were stored: the step-level preference export's rows (`dpo-steps`)."""
+    rows = cur.execute(
+        f"SELECT {_select()} FROM episodes WHERE corrected_from IS NOT NULL "
+        "AND decision IS DISTINCT FROM 'reject' ORDER BY seq"
+    ).fetchall()
+    return [_episode(r) for r in rows]

@@ -20,6 +20,9 @@ from codesearch_core.models import Blueprint, Finding, canonical_json
 
 #: An answer this good counts as solving its blueprint (for pass@k).
 PASS_REWARD: Final = 0.9
+#: The summary key of a run stored while it is being made (`{"episodes": done, "of": planned}`):
+#: `checkpoint_run` may replace it, and `eval --agent --resume` continue it.
+UNFINISHED: Final = "unfinished"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +108,14 @@ class EvalRun:
     @property
     def label(self) -> str:
         """How the run is named in lists and charts: model, engine, answers per blueprint, the
-        set and when (to the second; two runs of one second differ by `run_id`)."""
+        set and when (to the second; two runs of one second differ by `run_id`); a run still
+        being made (or interrupted) says how many of its episodes it has."""
         when = self.created_at[:19].replace("T", " ")
-        return f"{self.model} ({self.engine}) n={self.n} · {self.blueprints} · {when}"
+        label = f"{self.model} ({self.engine}) n={self.n} · {self.blueprints} · {when}"
+        unfinished = self.summary.get(UNFINISHED)
+        if isinstance(unfinished, Mapping):  # stored as it goes, not done (yet)
+            label += f" · unfinished: {unfinished.get('episodes')} of {unfinished.get('of')}"
+        return label
 
 
 _RUN_COLUMNS: Final = "run_id, engine, model, n, blueprints, created_at, created_by, summary"
@@ -157,6 +165,22 @@ def insert_run(cur: duckdb.DuckDBPyConnection, run: EvalRun, *, created_by: str)
             rows,
         )
     return True
+
+
+def checkpoint_run(cur: duckdb.DuckDBPyConnection, run: EvalRun, *, created_by: str) -> None:
+    """Store a run that is still being made (its summary has `UNFINISHED`), or the end of one:
+    the stored run of its id, if any, is replaced, but only while that one is unfinished (a
+    finished run is evidence, replaced by nobody). Its author stays the one who began it."""
+    row = cur.execute(
+        "SELECT CAST(summary AS VARCHAR), created_by FROM eval_runs WHERE run_id = ?",
+        [run.run_id],
+    ).fetchone()
+    if row is not None:
+        if UNFINISHED not in json.loads(row[0]):
+            raise CodesearchError(f"eval run {run.run_id} is finished: it cannot be continued")
+        delete_run(cur, run.run_id)
+        created_by = row[1]
+    insert_run(cur, run, created_by=created_by)
 
 
 def _run(row: Sequence[Any], items: tuple[EvalItem, ...] = ()) -> EvalRun:

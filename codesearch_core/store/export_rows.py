@@ -16,11 +16,12 @@ from typing import Any, Final
 
 import duckdb
 
+from codesearch_core.store.filters import QueueFilters
 from codesearch_core.store.pinning import NOT_IN_DRIFT_SQL
 from codesearch_core.store.queries import blueprint_clauses, proposal_clauses
 from codesearch_core.store.rows import first_row
 from codesearch_core.store.schema import GRADING_KEY_SQL
-from codesearch_core.store.types import ExportRow, QueueFilters
+from codesearch_core.store.types import ExportRow
 
 #: `tool` is the answer's tool (the proposal's; the reference call's for gold rows).
 _EXPORT_KEYS: Final = (

@@ -1,6 +1,6 @@
 """Pinning and drift: which stored blueprints and runs were made on another corpus snapshot or by
 other tool versions, and the `drift` table where `codesearch verify --stale` puts the items whose
-findings changed. Each function takes a cursor; `Store` (`store.drift_store`) supplies it.
+findings changed. Each function takes a cursor; `Store` (`store.drift`, `store.parts`) supplies it.
 
 A run records the snapshot of its corpus and the tool versions when it is stored
 (`writes.record_executions`); a blueprint records the snapshot its expected spans were checked on
@@ -19,17 +19,27 @@ from typing import Final
 import duckdb
 
 from codesearch_core.corpora import current_snapshot
-from codesearch_core.errors import CorpusError, StoreError
+from codesearch_core.errors import CorpusError
 from codesearch_core.models import Blueprint, Span
 from codesearch_core.store.rows import BLUEPRINT_SELECT, blueprint_from_row
 
 Cursor = duckdb.DuckDBPyConnection
 
+#: A drift item is open until the Drift queue settles it: its state is the queue's (`decision`,
+#: kept by `store.decisions`), and so is who resolved it. The v9 columns `resolution`,
+#: `resolved_by` and `resolved_at` are no longer written.
+OPEN_DRIFT_SQL: Final = "decision IS NULL"
 #: An accepted item is held out of exports while it is in open drift (over the proposal `p`).
 NOT_IN_DRIFT_SQL: Final = (
-    "p.id NOT IN (SELECT item_id FROM drift WHERE kind = 'proposal' AND resolution IS NULL)"
+    f"p.id NOT IN (SELECT item_id FROM drift WHERE kind = 'proposal' AND {OPEN_DRIFT_SQL})"
 )
-RESOLUTIONS: Final = ("kept", "rejected", "updated")
+#: A settled item's answer in the Drift card's words (`queue_kinds.DRIFT_RESOLUTIONS` in SQL): A
+#: keeps an accepted proposal or takes a reference's new findings.
+_RESOLUTION_SQL: Final = (
+    "CASE WHEN decision IS NULL OR decision = 'conflict' THEN NULL "
+    "WHEN kind = 'proposal' THEN (CASE decision WHEN 'accept' THEN 'kept' ELSE 'rejected' END) "
+    "ELSE (CASE decision WHEN 'accept' THEN 'updated' ELSE 'kept' END) END"
+)
 
 
 def corpus_snapshot(corpus: str) -> str | None:
@@ -111,7 +121,7 @@ def stale_references(
     rows = cur.execute(
         f"SELECT CAST(b.tool_versions AS VARCHAR), {BLUEPRINT_SELECT} FROM blueprints b "
         "WHERE b.corpus IN (SELECT unnest(?::VARCHAR[])) "
-        "AND b.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY b.seq",
+        f"AND b.id NOT IN (SELECT item_id FROM drift WHERE {OPEN_DRIFT_SQL}) ORDER BY b.seq",
         [list(snapshots)],
     ).fetchall()
     for tools, *row in rows:
@@ -134,7 +144,7 @@ def stale_accepted(
         "JOIN blueprints b ON b.seq = p.blueprint_seq "
         "WHERE p.decision = 'accept' AND p.call IS NOT NULL AND e.ok "
         "AND b.corpus IN (SELECT unnest(?::VARCHAR[])) "
-        "AND p.id NOT IN (SELECT item_id FROM drift WHERE resolution IS NULL) ORDER BY p.seq",
+        f"AND p.id NOT IN (SELECT item_id FROM drift WHERE {OPEN_DRIFT_SQL}) ORDER BY p.seq",
         [list(snapshots)],
     ).fetchall()
     out = []
@@ -187,7 +197,8 @@ def add_drift(cur: Cursor, item: DriftItem) -> None:
 
 _DRIFT_SELECT: Final = (
     "item_id, kind, blueprint_id, old_findings, new_findings, old_snapshot, new_snapshot, "
-    "CAST(old_tools AS VARCHAR), CAST(new_tools AS VARCHAR), found_at, resolution, resolved_by"
+    "CAST(old_tools AS VARCHAR), CAST(new_tools AS VARCHAR), found_at, "
+    f"{_RESOLUTION_SQL}, (SELECT d.reviewer FROM decisions d WHERE d.event_id = drift.decision_event_id)"
 )
 
 
@@ -211,7 +222,7 @@ def _drift_from_row(row: Sequence[object]) -> DriftItem:
 def open_drift(cur: Cursor) -> list[DriftItem]:
     """Items in drift that nobody decided yet, oldest first."""
     rows = cur.execute(
-        f"SELECT {_DRIFT_SELECT} FROM drift WHERE resolution IS NULL ORDER BY found_at, item_id"
+        f"SELECT {_DRIFT_SELECT} FROM drift WHERE {OPEN_DRIFT_SQL} ORDER BY found_at, item_id"
     ).fetchall()
     return [_drift_from_row(r) for r in rows]
 
@@ -221,25 +232,10 @@ def get_drift(cur: Cursor, item_id: str) -> DriftItem | None:
     return _drift_from_row(rows[0]) if rows else None
 
 
-def resolve_drift(cur: Cursor, item_id: str, resolution: str, who: str, at: datetime) -> DriftItem:
-    """Close an open drift item; StoreError when it is not open (decided in another tab)."""
-    if resolution not in RESOLUTIONS:
-        raise StoreError(f"unknown resolution {resolution!r}: use one of {', '.join(RESOLUTIONS)}")
-    item = get_drift(cur, item_id)
-    if item is None or item.resolution is not None:
-        by = f" by {item.resolved_by}" if item and item.resolved_by else ""
-        raise StoreError(f"{item_id!r} is not in open drift (decided already{by}?)")
-    cur.execute(
-        "UPDATE drift SET resolution = ?, resolved_by = ?, resolved_at = ? WHERE item_id = ?",
-        [resolution, who, at, item_id],
-    )
-    return item
-
-
 def drift_held_out(cur: Cursor) -> int:
     """Accepted proposals held out of exports because they are in open drift."""
     rows = cur.execute(
         "SELECT count(*) FROM drift d JOIN proposals p ON p.id = d.item_id "
-        "WHERE d.kind = 'proposal' AND d.resolution IS NULL AND p.decision = 'accept'"
+        "WHERE d.kind = 'proposal' AND d.decision IS NULL AND p.decision = 'accept'"
     ).fetchall()
     return int(rows[0][0])

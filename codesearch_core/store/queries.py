@@ -7,7 +7,7 @@ and grades through semi-joins on integer keys, and joins the details for one pag
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Final
@@ -15,6 +15,7 @@ from typing import Any, Final
 import duckdb
 
 from codesearch_core.models import Blueprint, Span
+from codesearch_core.store.filters import ItemFilters, QueueFilters
 from codesearch_core.store.rows import (
     BLUEPRINT_SELECT,
     PROPOSAL_SELECT,
@@ -36,22 +37,22 @@ from codesearch_core.store.types import (
     BlueprintRevision,
     DecisionState,
     PendingExecution,
-    QueueFilters,
     ReviewSettings,
     StoredProposal,
 )
 
 Cursor = duckdb.DuckDBPyConnection
 
-#: Item states that do not depend on who asks.
+#: Item states that do not depend on who asks, over a queue's table `p` ({kind}: the kind's name,
+#: {id}: its id column; both from `store.queue_kinds`, never from input).
 _DECISION_SQL: Final[dict[DecisionState, str | None]] = {
     DecisionState.UNDECIDED: "p.decision IS NULL",
     DecisionState.ACCEPTED: "p.decision = 'accept'",
     DecisionState.REJECTED: "p.decision = 'reject'",
     DecisionState.CONFLICT: "p.decision = 'conflict'",
     DecisionState.SKIPPED: "p.decision IS NULL AND EXISTS "
-    "(SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.action = 'skip')",
-    DecisionState.MINE: "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id)",
+    "(SELECT 1 FROM votes v WHERE v.kind = '{kind}' AND v.item_id = p.{id} AND v.action = 'skip')",
+    DecisionState.MINE: "EXISTS (SELECT 1 FROM votes v WHERE v.kind = '{kind}' AND v.item_id = p.{id})",
     DecisionState.DECIDED: "p.decision IN ('accept', 'reject')",
     DecisionState.ANY: None,
 }
@@ -96,38 +97,70 @@ def review_settings(cur: Cursor) -> ReviewSettings:
 
 
 def decision_clause(
-    f: QueueFilters, *, now: datetime | None = None, reviews: int = 1
+    f: ItemFilters,
+    *,
+    now: datetime | None = None,
+    reviews: int = 1,
+    kind: str = "proposal",
+    table: str = "proposals",
+    id_column: str = "id",
 ) -> tuple[str | None, list[Any]]:
-    """The WHERE clause over `proposals p` for `f.decision` (and `f.reviewer`).
+    """The WHERE clause over the queue's table `p` (`proposals` unless `kind`, `table` and
+    `id_column` name another queue's) for `f.decision` (and `f.reviewer`).
 
     A reviewer's "undecided" is their to-do list: open items they have not voted on that other
     reviewers (their votes plus their live leases) have not already taken up to `reviews`.
     """
     state = DecisionState(f.decision)
     who = (f.reviewer or "").strip()
+    names = {"kind": kind, "id": id_column}
     if not who or state not in (DecisionState.UNDECIDED, DecisionState.SKIPPED, DecisionState.MINE):
-        return _DECISION_SQL[state], []
+        sql = _DECISION_SQL[state]
+        return (None if sql is None else sql.format(**names)), []
+    voted = "EXISTS (SELECT 1 FROM votes v WHERE v.kind = '{kind}' AND v.item_id = p.{id} AND v.reviewer = ?"
     if state is DecisionState.SKIPPED:
-        return (
-            "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ? "
-            "AND v.action = 'skip')",
-            [who],
-        )
+        return (voted + " AND v.action = 'skip')").format(**names), [who]
     if state is DecisionState.MINE:
-        return (
-            "EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ?)",
-            [who],
-        )
+        return (voted + ")").format(**names), [who]
     # "Votes plus others' live leases < reviews", with the leases as one uncorrelated set (the few
     # leased items that are full): a count per proposal row cost 3x as much at 100,000 items.
     return (
-        "p.decision IS NULL AND p.n_votes < ? "
-        "AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.kind = 'proposal' AND v.item_id = p.id AND v.reviewer = ?) "
-        "AND p.id NOT IN (SELECT l.item_id FROM leases l JOIN proposals q ON q.id = l.item_id "
-        "WHERE l.kind = 'proposal' AND l.reviewer <> ? AND l.expires_at > ? GROUP BY l.item_id, q.n_votes "
-        "HAVING q.n_votes + count(*) >= ?)",
+        f"p.decision IS NULL AND p.n_votes < ? AND NOT {voted.format(**names)}) "
+        f"AND p.{id_column} NOT IN (SELECT l.item_id FROM leases l JOIN {table} q "
+        f"ON q.{id_column} = l.item_id WHERE l.kind = '{kind}' AND l.reviewer <> ? "
+        "AND l.expires_at > ? GROUP BY l.item_id, q.n_votes HAVING q.n_votes + count(*) >= ?)",
         [reviews, who, who, now or utc_now(), reviews],
     )
+
+
+def item_where(
+    f: ItemFilters,
+    field_sql: Mapping[str, str],
+    *,
+    kind: str,
+    table: str,
+    id_column: str,
+    now: datetime | None = None,
+    reviews: int = 1,
+) -> tuple[str, list[Any]]:
+    """The WHERE condition over a queue's table `p` for filters whose fields each become one
+    clause of `field_sql` (its `?`s all take the field's value; `text`'s as a LIKE pattern), and
+    the state as `decision_clause` says."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for name, sql in field_sql.items():
+        value = getattr(f, name)
+        if value is None or value == "":
+            continue
+        clauses.append(sql)
+        params += [like_pattern(value) if name == "text" else value] * sql.count("?")
+    state, state_params = decision_clause(
+        f, now=now, reviews=reviews, kind=kind, table=table, id_column=id_column
+    )
+    if state:
+        clauses.append(state)
+        params += state_params
+    return (" AND ".join(clauses) or "TRUE"), params
 
 
 def proposal_clauses(

@@ -9,10 +9,10 @@ and an undo takes that back. A new queue is a new entry here, not another copy o
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 import duckdb
 
@@ -24,7 +24,18 @@ from codesearch_core.store import drafts as store_drafts
 from codesearch_core.store import pinning
 from codesearch_core.store import queries as store_queries
 from codesearch_core.store import writes as store_writes
+from codesearch_core.store.filters import (
+    DraftFilters,
+    DriftFilters,
+    EpisodeFilters,
+    ItemFilters,
+    QAFilters,
+    QueueFilters,
+)
 from codesearch_core.store.rows import first_row
+from codesearch_core.store.schema import GRADING_KEY_SQL
+from codesearch_core.store.text_match import LIKE
+from codesearch_core.store.types import DecisionState
 
 Cursor = duckdb.DuckDBPyConnection
 
@@ -69,6 +80,94 @@ class QueueKind:
     accept_blocker: Callable[[Cursor, str], str | None] | None = None
     #: What the item's change of state does beyond the cached state (called inside the write).
     settle: Callable[[Cursor, str, Settled], None] | None = None
+    #: The card always reads its queue through its filters (proposals: the page's search, tags,
+    #: grades); the other queues are taken in order from the reviewer's to-do set unless a
+    #: filter is given.
+    filtered: bool = False
+    #: The audit trail's name for its decisions ("<log_as>.accept"); the kind's name when empty.
+    log_as: str = ""
+    #: Its filters' type, and each of its fields as SQL over the table `p` (`queries.item_where`;
+    #: `decision` and `reviewer` are every kind's). Empty for a kind with a WHERE of its own.
+    filters: type[ItemFilters] = QueueFilters
+    filter_sql: Mapping[str, str] = field(default_factory=dict)
+    #: What a bulk plan reads: the table `p` and what its accept rules join.
+    plan_from: str = ""
+    #: Why an item of a bulk accept is left out, first match wins, as SQL over `plan_from`: what
+    #: `accept_blocker` says of one item, for every item of a plan at once. Their `?`s take
+    #: `accept_params()`, read when the plan is made.
+    accept_rules: tuple[tuple[str, str], ...] = ()
+    accept_params: Callable[[], list[Any]] = list
+
+    @property
+    def audit_prefix(self) -> str:
+        return self.log_as or self.name
+
+    @property
+    def plan_sql(self) -> str:
+        return self.plan_from or f"{self.table} p"
+
+    def check_filters(self, filters: ItemFilters | None) -> ItemFilters:
+        """`filters` when they are this kind's (None: its defaults), else a clear StoreError."""
+        if filters is None:
+            return self.filters()
+        if not isinstance(filters, self.filters):
+            raise StoreError(
+                f"the {self.name} queue takes {self.filters.__name__}, not {type(filters).__name__}"
+            )
+        return filters
+
+    def where(
+        self, filters: ItemFilters, *, now: datetime | None = None, reviews: int = 1
+    ) -> tuple[str, list[Any]]:
+        """The WHERE condition over the table `p` for this kind's `filters`."""
+        f = self.check_filters(filters)
+        if isinstance(f, QueueFilters):  # the proposals' own, with the blueprint's semi-join
+            return store_queries.queue_where(f, now=now, reviews=reviews)
+        return store_queries.item_where(
+            f, self.filter_sql, kind=self.name, table=self.table, id_column=self.id_column,
+            now=now, reviews=reviews,
+        )  # fmt: skip
+
+    def filter_keys(self) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(self.filters))
+
+    def parse_filters(self, pairs: Sequence[str]) -> ItemFilters:
+        """This kind's filters from `KEY=VALUE` texts (the command line's `--filter`; `state` is
+        `decision`). A StoreError names the keys the kind takes, or what a value should be."""
+        keys = self.filter_keys()
+        values: dict[str, Any] = {}
+        for pair in pairs:
+            key, sep, raw = pair.partition("=")
+            key = {"state": "decision"}.get(key.strip(), key.strip())
+            if not sep or key not in keys:
+                raise StoreError(
+                    f"unknown filter {pair!r} for the {self.name} queue: use KEY=VALUE with a "
+                    f"key of {', '.join(keys)} (state is decision)"
+                )
+            values[key] = _filter_value(self.filters, key, raw.strip())
+        return self.filters(**values)
+
+
+def _filter_value(filters: type[ItemFilters], key: str, raw: str) -> Any:
+    kind = str(next(f.type for f in fields(filters) if f.name == key))
+    if "DecisionState" in kind:
+        try:
+            return DecisionState(raw.lower())
+        except ValueError:
+            allowed = ", ".join(DecisionState)
+            raise StoreError(f"{key}={raw!r}: use one of {allowed}") from None
+    if "float" in kind:
+        try:
+            return float(raw)
+        except ValueError:
+            raise StoreError(f"{key}={raw!r}: use a number, e.g. {key}=1") from None
+    if "bool" in kind:
+        if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise StoreError(f"{key}={raw!r}: use true or false")
+        return raw.lower() in ("true", "1", "yes")
+    if not raw:
+        raise StoreError(f"{key}= needs a value")
+    return raw
 
 
 def _proposal_blocker(cur: Cursor, item_id: str) -> str | None:
@@ -122,12 +221,11 @@ def _settle_draft(cur: Cursor, draft_id: str, s: Settled) -> None:
         )
         # The same blueprint authored before: the draft names that one.
         made = report.ids[0] if report.ids else blueprint.id
-    status = {"accept": "accepted", "reject": "rejected"}.get(s.after or "", "pending")
-    decided = status != "pending"
+    # The status is the item state (`drafts.STATUS_SQL`); who settled it is kept beside it.
+    decided = s.after in ("accept", "reject")
     cur.execute(
-        "UPDATE drafts SET status = ?, blueprint_id = ?, decided_by = ?, decided_at = ?, note = ? "
-        "WHERE id = ?",
-        [status, made, s.reviewer if decided else None, s.ts if decided else None,
+        "UPDATE drafts SET blueprint_id = ?, decided_by = ?, decided_at = ?, note = ? WHERE id = ?",
+        [made, s.reviewer if decided else None, s.ts if decided else None,
          s.note if decided else "", draft_id],
     )  # fmt: skip
 
@@ -163,15 +261,6 @@ DRIFT_RESOLUTIONS: Final[dict[str, dict[str, str]]] = {
 }
 
 
-def drift_action(drift_kind: str, resolution: str) -> str:
-    """The queue action ('accept' or 'reject') that resolves a `drift_kind` item this way."""
-    for action, name in DRIFT_RESOLUTIONS[drift_kind].items():
-        if name == resolution:
-            return action
-    allowed = ", ".join(DRIFT_RESOLUTIONS[drift_kind].values())
-    raise StoreError(f"a {drift_kind} in drift is {allowed}, not {resolution!r}")
-
-
 def _settle_drift(cur: Cursor, item_id: str, s: Settled) -> None:
     item = pinning.get_drift(cur, item_id)
     assert item is not None  # the caller bumped it
@@ -179,13 +268,13 @@ def _settle_drift(cur: Cursor, item_id: str, s: Settled) -> None:
         _unresolve_drift(cur, item, DRIFT_RESOLUTIONS[item.kind][s.before], s)
     if s.after not in ("accept", "reject"):
         return
+    # The item's resolution is its queue state (`pinning.OPEN_DRIFT_SQL`); what it does is here.
     bp = store_queries.get_blueprint(cur, item.blueprint_id)
     resolution = DRIFT_RESOLUTIONS[item.kind][s.after]
-    pinning.resolve_drift(cur, item_id, resolution, s.reviewer, s.ts)
     if item.kind == "proposal" and resolution == "rejected":
         s.decide(
             cur, item_id, DecisionAction.REJECT, s.reviewer, note=s.note,
-            reason="drift: the findings changed", ts=s.ts, final=True,
+            reason="drift: the findings changed", ts=s.ts, final=True, kind=PROPOSAL,
         )  # fmt: skip
     elif item.kind == "reference" and bp is not None:
         if resolution == "updated":
@@ -197,11 +286,6 @@ def _settle_drift(cur: Cursor, item_id: str, s: Settled) -> None:
 
 
 def _unresolve_drift(cur: Cursor, item: pinning.DriftItem, resolution: str, s: Settled) -> None:
-    cur.execute(
-        "UPDATE drift SET resolution = NULL, resolved_by = NULL, resolved_at = NULL "
-        "WHERE item_id = ?",
-        [item.item_id],
-    )
     if item.kind == "proposal" and resolution == "rejected":
         s.undo(cur, s.reviewer, ts=s.ts, item_id=item.item_id, kind=PROPOSAL)
     elif item.kind == "reference":
@@ -217,20 +301,78 @@ def _unresolve_drift(cur: Cursor, item: pinning.DriftItem, resolution: str, s: S
             )
 
 
+#: A proposal a bulk accept leaves out, first match wins (what `_proposal_blocker` says of one):
+#: it takes only a valid call that ran without an error, graded perfect against the blueprint as
+#: it is now, not in drift.
+_PROPOSAL_NOT_ACCEPTABLE: Final = (
+    ("invalid call", "p.call IS NULL OR NOT p.valid"),
+    ("not run yet", "e.ok IS NULL"),
+    ("run failed", "NOT e.ok"),
+    ("not graded", "g.span_f1 IS NULL"),
+    ("grade stale", f"g.graded_against IS DISTINCT FROM {GRADING_KEY_SQL}"),
+    ("in drift", f"NOT ({pinning.NOT_IN_DRIFT_SQL})"),
+    ("grade not perfect", "g.span_f1 < 1.0"),
+)
+_PROPOSAL_PLAN_FROM: Final = (
+    "proposals p JOIN blueprints b ON b.seq = p.blueprint_seq "
+    "LEFT JOIN executions e ON e.proposal_seq = p.seq LEFT JOIN grades g ON g.proposal_seq = p.seq"
+)
+#: Each filter field as SQL over the kind's table `p` (`queries.item_where`).
+_EPISODE_SQL: Final = {
+    "min_reward": "p.reward >= ?",
+    "max_reward": "p.reward <= ?",
+    "engine": "p.engine = ?",
+    "model": "p.model = ?",
+    "corpus": "p.corpus = ?",
+    # Every call's name in every turn, read from the trajectory: a filter a lead runs now and
+    # then, not a hot path, so no derived column (and no migration) for it.
+    "tool_used": "list_contains(json_extract_string(p.trajectory, '$.turns[*][*].name'), ?)",
+    "end_reason": "p.end_reason = ?",
+    "blueprint_id": "p.blueprint_id = ?",
+    "text": f"(p.blueprint_id {LIKE} OR p.blueprint_id IN "
+    f"(SELECT b.id FROM blueprints b WHERE b.intent {LIKE}))",
+}
+_QA_SQL: Final = {
+    "rule": "p.item->>'rule' = ?",
+    "source": "p.item->>'source' = ?",
+    "split": "p.item->>'split' = ?",
+    "dataset": "p.dataset_name = ?",
+    "text": f"(p.item_id {LIKE} OR p.item->>'intent' {LIKE})",
+}
+_DRAFT_SQL: Final = {
+    "rule": "p.rule = ?",
+    "corpus": "p.corpus = ?",
+    "language": "p.language = ?",
+    "tool": "p.tool = ?",
+    "text": f"(p.id {LIKE} OR p.intent {LIKE})",
+}
+_DRIFT_SQL: Final = {
+    "drifted": "p.kind = ?",
+    "text": f"(p.item_id {LIKE} OR p.blueprint_id {LIKE})",
+}
+
 KINDS: Final[dict[str, QueueKind]] = {
     PROPOSAL: QueueKind(
-        PROPOSAL, "proposals", "id", "p.seq", accept_blocker=_proposal_blocker
+        PROPOSAL, "proposals", "id", "p.seq", accept_blocker=_proposal_blocker,
+        filtered=True, log_as="decision", plan_from=_PROPOSAL_PLAN_FROM,
+        accept_rules=_PROPOSAL_NOT_ACCEPTABLE,
     ),
     DRAFT: QueueKind(
         DRAFT, "drafts", "id", "p.seq", shared_reviews=False, accept=Action.AUTHOR,
-        settle=_settle_draft,
+        settle=_settle_draft, filters=DraftFilters, filter_sql=_DRAFT_SQL,
     ),
     DRIFT: QueueKind(
         DRIFT, "drift", "item_id", "p.found_at, p.item_id", shared_reviews=False,
-        decide=Action.RESOLVE, accept=Action.RESOLVE, settle=_settle_drift,
+        decide=Action.RESOLVE, accept=Action.RESOLVE, settle=_settle_drift, filters=DriftFilters,
+        filter_sql=_DRIFT_SQL,
     ),
-    EPISODE: QueueKind(EPISODE, "episodes", "episode_id", "p.seq", accept_blocker=_episode_blocker),
-    QA: QueueKind(QA, "qa_items", "qa_id", "p.seq"),
+    EPISODE: QueueKind(
+        EPISODE, "episodes", "episode_id", "p.seq", accept_blocker=_episode_blocker,
+        filters=EpisodeFilters, filter_sql=_EPISODE_SQL,
+        accept_rules=(("corpus gone", "p.corpus NOT IN (SELECT unnest(?::VARCHAR[]))"),),
+        accept_params=lambda: [list_corpora()],
+    ),
+    QA: QueueKind(QA, "qa_items", "qa_id", "p.seq", filters=QAFilters, filter_sql=_QA_SQL),
 }  # fmt: skip
 
 

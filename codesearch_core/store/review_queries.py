@@ -12,6 +12,7 @@ import duckdb
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import Grade, Reward
+from codesearch_core.store.filters import QueueFilters
 from codesearch_core.store.queries import get_blueprint, get_proposal, queue_where, review_settings
 from codesearch_core.store.rows import (
     DECISION_SELECT,
@@ -24,7 +25,6 @@ from codesearch_core.store.schema import GRADING_KEY_SQL, LIVE_EVENT_SQL, item_s
 from codesearch_core.store.types import (
     DecisionEvent,
     DecisionState,
-    QueueFilters,
     QueueItem,
     QueuePage,
     ReviewItem,

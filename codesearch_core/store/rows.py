@@ -9,6 +9,7 @@ from typing import Any, Final
 
 import duckdb
 
+from codesearch_core.errors import StoreError
 from codesearch_core.models import (
     Blueprint,
     CounterCall,
@@ -135,9 +136,10 @@ def blueprint_row(bp: Blueprint, *, source: str, now: datetime) -> tuple[Any, ..
 
 
 def spans_from_json(text: str) -> tuple[Span, ...]:
-    """A blueprint's `expected` column as Spans."""
+    """A blueprint's `expected` column as Spans (with their supporting marks)."""
     return tuple(
-        Span(s["path"], int(s["start_line"]), int(s["end_line"])) for s in json.loads(text)
+        Span(s["path"], int(s["start_line"]), int(s["end_line"]), bool(s.get("supporting")))
+        for s in json.loads(text)
     )
 
 
@@ -282,3 +284,22 @@ def first_row(result: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
     result is unfinished, and `fetchone` leaves it so."""
     rows = result.fetchall()
     return rows[0] if rows else None
+
+
+def bump_version(
+    cur: duckdb.DuckDBPyConnection, table: str, id_column: str, item_id: str, *, what: str
+) -> int:
+    """Add one to the row's `version` and return it; StoreError when there is no such row.
+
+    Every write about a queue item or a draft bumps it first, so two concurrent writes about one
+    row conflict and one is retried on the new state; a card's version says whether the row
+    changed since it was shown."""
+    row = first_row(
+        cur.execute(
+            f"UPDATE {table} SET version = version + 1 WHERE {id_column} = ? RETURNING version",
+            [item_id],
+        )
+    )
+    if row is None:
+        raise StoreError(f"no {what} with id {item_id!r} in the store")
+    return int(row[0])

@@ -34,6 +34,7 @@ from codesearch_core.store import (
     schema_guidelines,
     schema_qa,
     schema_queue,
+    schema_steps,
 )
 
 _V1: Final[tuple[str, ...]] = (
@@ -434,6 +435,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     schema_queue.V13,
     schema_guidelines.V14,
     schema_qa.V15,
+    schema_steps.V16,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-_LIKE: Final = "ILIKE ? ESCAPE '\\'"
+LIKE: Final = "ILIKE ? ESCAPE '\\'"
 #: A blueprint's own text, over `blueprints {alias}` (4 parameters).
 _BLUEPRINT_OWN: Final = (
     "({a}.intent {like} OR {a}.id {like} OR {a}.notes {like} "
@@ -34,11 +34,11 @@ def like_pattern(text: str) -> str:
 
 
 def blueprint_own(text: str, alias: str = "b") -> tuple[str, list[Any]]:
-    return _BLUEPRINT_OWN.format(a=alias, like=_LIKE), [like_pattern(text)] * 4
+    return _BLUEPRINT_OWN.format(a=alias, like=LIKE), [like_pattern(text)] * 4
 
 
 def proposal_own(text: str, alias: str = "p") -> tuple[str, list[Any]]:
-    return _PROPOSAL_OWN.format(a=alias, like=_LIKE), [like_pattern(text)] * 2
+    return _PROPOSAL_OWN.format(a=alias, like=LIKE), [like_pattern(text)] * 2
 
 
 def blueprint_text_clause(text: str) -> tuple[str, list[Any]]:

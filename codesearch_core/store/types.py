@@ -65,39 +65,6 @@ class ReviewSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class QueueFilters:
-    """Filters of the review queue and of exports. Unset fields do not filter.
-
-    `text` is a case-insensitive substring of the intent, the pattern or a note, of the proposal
-    or its blueprint (`store.text_match`). `tool`, `language`, `tag` and `split` are about the
-    blueprint; `proposed_tool`, `engine`, `model`, `mutation_kind` and `valid_only` about the proposal;
-    `min_f1`/`max_f1` bound the grade's span F1 (inclusive) and drop ungraded items.
-    """
-
-    tool: str | None = None
-    language: str | None = None
-    tag: str | None = None
-    text: str | None = None
-    blueprint_id: str | None = None
-    proposed_tool: str | None = None
-    engine: str | None = None
-    model: str | None = None
-    mutation_kind: str | None = None
-    valid_only: bool = False
-    min_f1: float | None = None
-    max_f1: float | None = None
-    decision: DecisionState = DecisionState.UNDECIDED
-    reviewer: str | None = None  # whose queue: "undecided", "skipped" and "mine" are per reviewer
-    #: The blueprint's split ("train" or "eval"); exports set "train" unless asked for the
-    #: held-out blueprints too.
-    split: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The filters that are set, for manifests and logs."""
-        return {k: (str(v) if isinstance(v, StrEnum) else v) for k, v in asdict(self).items() if v}
-
-
-@dataclass(frozen=True, slots=True)
 class QueueItem:
     """One row of the review queue: enough to list it, not everything the Review page shows."""
 
@@ -187,8 +154,20 @@ class Execution:
         )
 
 
+class Voted:
+    """What every queue's card (a proposal's `ReviewItem`, an episode's or a QA item's card)
+    answers from its `votes` (reviewer: (action, event id)), written once for all of them."""
+
+    __slots__ = ()
+    votes: Mapping[str, tuple[str, int]]
+
+    def vote_of(self, reviewer: str) -> tuple[str, int] | None:
+        """The reviewer's live vote on the item, or None."""
+        return self.votes.get(reviewer.strip())
+
+
 @dataclass(frozen=True, slots=True)
-class ReviewItem:
+class ReviewItem(Voted):
     """Everything the Review page shows for one proposal."""
 
     blueprint: Blueprint
@@ -204,9 +183,6 @@ class ReviewItem:
     grading_key: str = (
         ""  # the blueprint's corpus + expected spans now (see schema.GRADING_KEY_SQL)
     )
-
-    def vote_of(self, reviewer: str) -> tuple[str, int] | None:
-        return self.votes.get(reviewer.strip())
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from codesearch_core.models import (
     Proposal,
     Reward,
     RunResult,
+    Span,
     canonical_json,
 )
 from codesearch_core.store.frames import frame
@@ -142,6 +143,10 @@ def _insert_revisions(
     cur.unregister("incoming_revisions")
 
 
+def _marked_spans(bp: Blueprint) -> Counter[tuple[Span, bool]]:
+    return Counter((span, span.supporting) for span in bp.expected)
+
+
 def upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: str) -> str:
     twin = first_row(
         cur.execute(
@@ -166,9 +171,11 @@ def upsert_blueprint(cur: duckdb.DuckDBPyConnection, bp: Blueprint, *, source: s
         _insert_revisions(cur, [(bp, 1)], source=source, now=now)
         return "created"
     stored = blueprint_from_row(row)
-    if stored == replace(bp, pins=()):  # pins belong to the seed file, not to the store
+    # Span equality leaves out the supporting mark, which changes the grade: compared here.
+    new_spans = _marked_spans(stored) != _marked_spans(bp)
+    if stored == replace(bp, pins=()) and not new_spans:  # pins: the seed file's, not the store's
         return "unchanged"
-    regrade = stored.corpus == bp.corpus and Counter(stored.expected) != Counter(bp.expected)
+    regrade = stored.corpus == bp.corpus and new_spans
     if stored.corpus != bp.corpus:
         _forget_verification(cur, bp.id)
     values = blueprint_row(bp, source=source, now=now)

@@ -172,7 +172,7 @@ def parse_tags(text: str) -> tuple[str, ...]:
 
 # --- the expected-findings table ----------------------------------------------------------------
 
-EXPECTED_COLUMNS: Final = ("expected", "path", "lines", "text", "source")
+EXPECTED_COLUMNS: Final = ("expected", "supporting", "path", "lines", "text", "source")
 
 
 def expected_table(
@@ -180,7 +180,8 @@ def expected_table(
 ) -> list[dict[str, Any]]:
     """One row per distinct span the call found or the draft expects, in file order.
 
-    `expected` is the checkbox the author ticks; `source` says where the row comes from ("found" by
+    `expected` is the checkbox the author ticks, `supporting` marks an expected span as context, not
+    the answer (graded as neither required nor penalised: `grading.spans`); `source` says where the row comes from ("found" by
     the last run, or "added" by hand and not found), so a hand-added span that the call misses shows.
     With `corpus`, a span no run found (a blueprint reopened before any run) shows its first line
     from the file: an empty text column left the author ticking line numbers blind (issue 29).
@@ -189,6 +190,7 @@ def expected_table(
     for f in found:
         text_of.setdefault(f.span, f.text.strip().splitlines()[0][:200] if f.text.strip() else "")
     wanted = set(expected)
+    supporting = {s for s in expected if s.supporting}  # Span equality ignores the mark
     file_lines: dict[str, list[str]] = {}
 
     def text(span: Span) -> str:
@@ -205,6 +207,7 @@ def expected_table(
     rows = [
         {
             "expected": span in wanted,
+            "supporting": span in supporting,
             "path": span.path,
             "lines": _lines_label(span),
             "text": text(span),
@@ -222,13 +225,15 @@ def _lines_label(span: Span) -> str:
 
 
 def spans_from_table(rows: Iterable[Mapping[Any, Any]]) -> tuple[Span, ...]:
-    """The ticked rows of an `expected_table` (possibly edited) as spans, sorted and distinct."""
+    """The ticked rows of an `expected_table` (possibly edited) as spans, sorted and distinct; a
+    row ticked `supporting` is an expected span marked supporting (ticked expected or not)."""
     spans: set[Span] = set()
     for row in rows:
-        if not row.get("expected"):
+        marked = bool(row.get("supporting"))
+        if not row.get("expected") and not marked:
             continue
         start, end = parse_line_range(str(row["lines"]))
-        spans.add(Span(str(row["path"]), start, end))
+        spans.add(Span(str(row["path"]), start, end, marked))
     return tuple(sorted(spans))
 
 

@@ -1,6 +1,7 @@
 """The Episodes queue's logic (Review page) and the Propose page's rollouts: which episode comes next
-for a reviewer, the card's figures (reviews per reviewer, why it cannot be accepted), and the run
-`codesearch rollouts` makes, started from the page.
+for a reviewer, the card's figures (reviews per reviewer, why it cannot be accepted), the other
+episodes of its task it can be set beside, and the run `codesearch rollouts` makes, started from the
+page.
 """
 
 from __future__ import annotations
@@ -27,15 +28,17 @@ from codesearch_core.gym import (
     rollouts,
 )
 from codesearch_core.models import Blueprint
-from codesearch_core.store import EPISODE, DecisionEvent, Store, StoredEpisode
+from codesearch_core.store import EPISODE, DecisionEvent, Store, StoredEpisode, Voted
 from codesearch_core.studio.propose import probe_openai_server
 
 #: What makes episodes to review, said where the queue is empty (the issue's first command).
 ROLLOUTS_COMMAND: Final = "codesearch rollouts --engine reference --k 1 --blueprints seeds"
+#: The most episodes of one task the card offers to compare with: K rollouts and a few engines'.
+COMPARE_LIMIT: Final = 50
 
 
 @dataclass(frozen=True, slots=True)
-class EpisodeCard:
+class EpisodeCard(Voted):
     """One episode on the Review page's card, with its reviews."""
 
     episode: StoredEpisode
@@ -55,9 +58,6 @@ class EpisodeCard:
         """None (open), 'accept', 'reject' or 'conflict': what the reviews settled."""
         return self.episode.decision
 
-    def vote_of(self, reviewer: str) -> tuple[str, int] | None:
-        return self.votes.get(reviewer.strip())
-
 
 def votes_from(history: Sequence[DecisionEvent]) -> dict[str, tuple[str, int]]:
     """Each reviewer's vote from an item's log: their latest live event that is not an undo nor a
@@ -72,22 +72,37 @@ def votes_from(history: Sequence[DecisionEvent]) -> dict[str, tuple[str, int]]:
 
 
 def episode_card(store: Store, episode_id: str) -> EpisodeCard | None:
-    episode = store.get_episode(episode_id)
+    episode = store.episodes.get(episode_id)
     if episode is None:
         return None
-    history = store.queue_history(episode_id, kind=EPISODE)
+    history = store.queue(EPISODE).history(episode_id)
     return EpisodeCard(
         episode=episode,
-        blueprint=store.get_blueprint(episode.blueprint_id),
+        blueprint=store.blueprints.get(episode.blueprint_id),
         votes=votes_from(history),
         history=history,
-        blocker=store.accept_blocker(episode_id, kind=EPISODE),
+        blocker=store.queue(EPISODE).accept_blocker(episode_id),
     )
+
+
+def other_episodes(store: Store, episode: StoredEpisode) -> list[StoredEpisode]:
+    """The other stored episodes of `episode`'s blueprint (its K rollouts, other engines' and
+    models'), oldest first, at most `COMPARE_LIMIT`: what the card can set beside it."""
+    same_task = store.episodes.list(blueprint_id=episode.blueprint_id, limit=COMPARE_LIMIT + 1)
+    return [e for e in same_task if e.episode_id != episode.episode_id][:COMPARE_LIMIT]
+
+
+def episode_label(episode: StoredEpisode) -> str:
+    """An episode in a picker: who played it, its reward, turns and id."""
+    who = episode.engine + (
+        f" · {episode.model}" if episode.model and episode.model != episode.engine else ""
+    )
+    return f"{who} · reward {episode.reward:.3f} · `{episode.episode_id[:10]}`"
 
 
 def next_episode_id(store: Store, reviewer: str) -> str | None:
     """The next episode `reviewer` should review, leased to them; None when they are done."""
-    return store.lease_next(None, reviewer, kind=EPISODE)
+    return store.queue(EPISODE).lease_next(None, reviewer)
 
 
 # --- rollouts from the Propose page -----------------------------------------------------------

@@ -1,7 +1,8 @@
 """The Evaluations page's view-model: eval runs side by side (a table, and long-form rows per
 category for the charts), two runs compared blueprint by blueprint and side by side on one, and one
 answer laid out for the review card's diff view (its call against the reference, its findings
-against the expected spans); an agent run's answer is a trajectory (`studio.trajectory`).
+against the expected spans); an agent run's answer is a trajectory (`studio.trajectory`), and two
+agent runs' best episodes on one blueprint are drawn side by side (`best_episodes`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any, Final
 
 from codesearch_core.export import METRICS, compare
 from codesearch_core.grading import diff_findings, line_coverage
-from codesearch_core.gym import AGENT_ENGINE_PREFIX
 from codesearch_core.models import Blueprint
-from codesearch_core.store import EvalAnswer, EvalRun, Store
+from codesearch_core.store import EvalAnswer, EvalItem, EvalRun, Store
 from codesearch_core.studio.diff import FindingRow, finding_rows
+from codesearch_core.studio.trajectory import Trajectory, answer_trajectory, is_agent_run
 
 CATEGORIES: Final = {"by_tag": "tag", "by_language": "language"}
 #: The metrics a bar chart shows (counts, like PCRE2-rule violations or an agent's mean turns, are
@@ -34,24 +35,77 @@ CATEGORY_LABEL_PX: Final = 400
 METRIC_TICKS: Final = 5
 
 
+#: Every figure of a run's summary in words, in the order a reader scans them: the reward first.
+METRIC_WORDS: Final = {
+    "mean_reward": "mean reward",
+    "success_rate": "success (reward >= 0.9)",
+    "mean_span_f1": "span F1",
+    "mean_precision": "precision",
+    "mean_recall": "recall",
+    "tool_accuracy": "right tool",
+    "parse_rate": "parsed",
+    "repair_rate": "repaired",
+    "pass_at_k": "pass@k",
+    "submit_rate": "submitted",
+    "invalid_call_rate": "invalid calls",
+    "mean_turns": "turns",
+    "mean_calls": "calls",
+    "mean_calls_per_turn": "calls a turn",
+    "mean_evidence_drop": "evidence dropped",
+    "pcre2_violations": "PCRE2 rule broken",
+    "blueprints": "blueprints",
+    "answers": "answers",
+    "episodes": "episodes",
+    "unparsed": "unparsed",
+}
+#: A chart of more categories than this shows the ones with the most blueprints (a reader asks
+#: for all of them): 47 tags made a chart taller than the screen, its legend far below.
+CHART_TOP: Final = 15
+#: The two kinds of run, charted apart: a one-call run's reward and an agent's are not one scale.
+RUN_KINDS: Final = {"one-call": "One-call runs", "agent": "Agent runs"}
+
+
+def metric_words(key: str) -> str:
+    """A summary figure's name in words (an unknown one with its underscores as spaces)."""
+    return METRIC_WORDS.get(key, key.replace("_", " "))
+
+
+def run_kind(run: EvalRun) -> str:
+    """'agent' (episodes in the gym) or 'one-call' (one tool call an answer)."""
+    return "agent" if is_agent_run(run) else "one-call"
+
+
 def overall_table(runs: Sequence[EvalRun]) -> list[dict[str, Any]]:
-    """One row per run: what it was, then its overall metrics."""
-    return [
-        {
-            "run": run.label,
-            "engine": run.engine,
-            "model": run.model,
-            "n": run.n,
-            "blueprints set": run.blueprints,
-            **run.summary.get("overall", {}),
-        }
-        for run in runs
-    ]
+    """One row per run: its label and kind, then its overall figures in words, the reward first
+    (the engine, model and set are in the label), rounded to what a reader compares."""
+    rows = []
+    for run in runs:
+        overall = run.summary.get("overall", {})
+        known = [k for k in METRIC_WORDS if k in overall]
+        rest = sorted(k for k in overall if k not in METRIC_WORDS)
+        row: dict[str, Any] = {"run": run.label, "kind": run_kind(run)}
+        for key in (*known, *rest):
+            value = overall[key]
+            row[metric_words(key)] = round(value, 3) if isinstance(value, float) else value
+        rows.append(row)
+    return rows
 
 
-def category_rows(runs: Sequence[EvalRun], category: str, metric: str) -> list[dict[str, Any]]:
+def runs_by_kind(runs: Sequence[EvalRun]) -> dict[str, list[EvalRun]]:
+    """The runs of each kind present (`RUN_KINDS`' order), for a chart each."""
+    out: dict[str, list[EvalRun]] = {}
+    for kind in RUN_KINDS:
+        if of_kind := [r for r in runs if run_kind(r) == kind]:
+            out[kind] = of_kind
+    return out
+
+
+def category_rows(
+    runs: Sequence[EvalRun], category: str, metric: str, *, top: int | None = None
+) -> list[dict[str, Any]]:
     """Long-form rows (run, category, value, blueprints) for a grouped bar chart; categories
-    without a value for the metric (no answers) are left out."""
+    without a value for the metric (no answers) are left out. `top`: only the categories with
+    the most blueprints (over the runs), at most that many."""
     rows = []
     for run in runs:
         for name, summary in run.summary.get(category, {}).items():
@@ -62,10 +116,21 @@ def category_rows(runs: Sequence[EvalRun], category: str, metric: str) -> list[d
                         "run": run.label,
                         "category": name,
                         "value": float(value),
-                        "blueprints": int(summary.get("blueprints", 0)),
+                        "blueprints": int(summary.get("blueprints", summary.get("episodes", 0))),
                     }
                 )
+    if top is not None:
+        size: dict[str, int] = {}
+        for r in rows:
+            size[r["category"]] = max(size.get(r["category"], 0), r["blueprints"])
+        kept = set(sorted(size, key=lambda c: (-size[c], c))[:top])
+        rows = [r for r in rows if r["category"] in kept]
     return rows
+
+
+def category_count(runs: Sequence[EvalRun], category: str) -> int:
+    """How many categories (tags, languages) the runs have."""
+    return len({name for run in runs for name in run.summary.get(category, {})})
 
 
 def category_chart(rows: Sequence[Mapping[str, Any]], metric: str) -> Any:
@@ -93,12 +158,13 @@ def category_chart(rows: Sequence[Mapping[str, Any]], metric: str) -> Any:
             ),
             x=alt.X(
                 "value:Q",
-                title=metric,
+                title=metric_words(metric),
                 scale=alt.Scale(domain=[low, 1]),
                 axis=alt.Axis(tickCount=METRIC_TICKS, format=".1f"),
             ),
             yOffset="run:N",
-            color=alt.Color("run:N", legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
+            # The legend above the bars: below a tall chart it is off the screen.
+            color=alt.Color("run:N", legend=alt.Legend(orient="top", columns=1, labelLimit=400)),
             tooltip=["run", "category", "blueprints", alt.Tooltip("value:Q", format=".3f")],
         )
         .properties(height=height)
@@ -157,7 +223,7 @@ def answer_views(store: Store, run: EvalRun, blueprint_id: str) -> list[AnswerVi
     item = next((i for i in run.items if i.blueprint_id == blueprint_id), None)
     if item is None:
         return []
-    bp = item.blueprint or store.get_blueprint(blueprint_id)
+    bp = item.blueprint or store.blueprints.get(blueprint_id)
     views = []
     for index, answer in enumerate(item.answers):
         rows: tuple[FindingRow, ...] = ()
@@ -179,7 +245,7 @@ class SideBySide:
 
 def _turns_and_calls(run: EvalRun, answer: EvalAnswer) -> tuple[int | None, int | None]:
     """An agent answer's turns and calls (its trajectory's info); a single call's are 1 and 1."""
-    if not run.engine.startswith(AGENT_ENGINE_PREFIX):
+    if not is_agent_run(run):
         return 1, 1
     try:
         info = json.loads(answer.raw_text)["info"]
@@ -188,16 +254,41 @@ def _turns_and_calls(run: EvalRun, answer: EvalAnswer) -> tuple[int | None, int 
         return None, None
 
 
-def side_by_side(store: Store, runs: Sequence[EvalRun], blueprint_id: str) -> SideBySide:
-    """Which run found what on `blueprint_id`, in how many turns and calls (class docstring)."""
+def _best_answers(
+    store: Store, runs: Sequence[EvalRun], blueprint_id: str
+) -> tuple[dict[str, tuple[EvalItem, EvalAnswer] | None], Blueprint | None]:
+    """Each run's best answer to `blueprint_id` (by label; None: no answer) and the blueprint
+    they were graded against (a run's own copy first, then the store's)."""
     bp = None
-    best: dict[str, EvalAnswer | None] = {}
+    best: dict[str, tuple[EvalItem, EvalAnswer] | None] = {}
     for run in runs:
         item = next((i for i in run.items if i.blueprint_id == blueprint_id), None)
         bp = bp or (item.blueprint if item is not None else None)
         answers = item.answers if item is not None else ()
-        best[run.label] = max(answers, key=lambda a: a.reward) if answers else None
-    bp = bp or store.get_blueprint(blueprint_id)
+        top = max(answers, key=lambda a: a.reward) if answers else None
+        best[run.label] = (item, top) if item is not None and top is not None else None
+    return best, bp or store.blueprints.get(blueprint_id)
+
+
+def best_episodes(
+    store: Store, runs: Sequence[EvalRun], blueprint_id: str
+) -> tuple[Trajectory, ...]:
+    """The agent runs' best episodes on `blueprint_id` (the answers `side_by_side` reports) as
+    trajectories, in the runs' order; a single-call run or a run with no answer gives none."""
+    best, bp = _best_answers(store, runs, blueprint_id)
+    views = []
+    for run in runs:
+        if (picked := best[run.label]) is not None:
+            view = answer_trajectory(run, picked[0], picked[1], bp)
+            if view is not None:
+                views.append(view)
+    return tuple(views)
+
+
+def side_by_side(store: Store, runs: Sequence[EvalRun], blueprint_id: str) -> SideBySide:
+    """Which run found what on `blueprint_id`, in how many turns and calls (class docstring)."""
+    best_pairs, bp = _best_answers(store, runs, blueprint_id)
+    best = {label: p[1] if p is not None else None for label, p in best_pairs.items()}
     expected = bp.expected if bp is not None else ()
     run_rows: list[dict[str, Any]] = []
     span_status: dict[str, dict[Any, str]] = {}

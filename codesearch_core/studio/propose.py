@@ -87,7 +87,7 @@ def all_blueprints(store: Store, filters: BlueprintFilters, *, limit: int) -> li
     out: list[Blueprint] = []
     page = 1000
     while len(out) < limit:
-        batch = store.list_blueprints(filters, offset=len(out), limit=min(page, limit - len(out)))
+        batch = store.blueprints.list(filters, offset=len(out), limit=min(page, limit - len(out)))
         out.extend(batch.items)
         if len(batch.items) < page or len(out) >= batch.total:
             break

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from codesearch_core.dataset import spans_of
 from codesearch_core.models import Span
-from codesearch_core.store import QA, DecisionEvent, QAItem, Store
+from codesearch_core.store import QA, DecisionEvent, QAItem, Store, Voted
 from codesearch_core.studio.episodes import votes_from
 
 #: What fills the QA queue, said where it is empty.
@@ -34,7 +34,7 @@ FACTS: Final = ("corpus", "language", "difficulty", "split", "tool", "rule", "so
 
 
 @dataclass(frozen=True, slots=True)
-class QACard:
+class QACard(Voted):
     """One sampled item on the Review page's QA card, with its reviews."""
 
     qa: QAItem
@@ -86,18 +86,15 @@ class QACard:
             f"data set **{d.name}** `{d.dataset_id}` · {d.folder} · recipe `{d.recipe_sha256[:12]}`"
         )
 
-    def vote_of(self, reviewer: str) -> tuple[str, int] | None:
-        return self.votes.get(reviewer.strip())
-
 
 def qa_card(store: Store, qa_id: str) -> QACard | None:
-    qa = store.get_qa_item(qa_id)
+    qa = store.qa.get(qa_id)
     if qa is None:
         return None
-    history = store.queue_history(qa_id, kind=QA)
+    history = store.queue(QA).history(qa_id)
     return QACard(qa=qa, votes=votes_from(history), history=history)
 
 
 def next_qa_id(store: Store, reviewer: str) -> str | None:
     """The next sampled item `reviewer` should judge, leased to them; None when they are done."""
-    return store.lease_next(None, reviewer, kind=QA)
+    return store.queue(QA).lease_next(None, reviewer)

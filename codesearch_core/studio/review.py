@@ -11,6 +11,7 @@ from codesearch_core.errors import StoreError
 from codesearch_core.grading import diff_findings
 from codesearch_core.models import Proposal, ToolCall
 from codesearch_core.store import (
+    PROPOSAL,
     DecisionEvent,
     DecisionState,
     PendingExecution,
@@ -46,7 +47,7 @@ def next_item_id(store: Store, filters: QueueFilters, after_id: str | None = Non
     wrapping round to the start (an edited proposal arrives at the end, its parent near the start).
     """
     if filters.reviewer and DecisionState(filters.decision) is DecisionState.UNDECIDED:
-        return store.lease_next(filters, filters.reviewer)
+        return store.queue(PROPOSAL).lease_next(filters, filters.reviewer)
     item = store.next_review_item(filters, after_id) if after_id else None
     if item is None:
         item = store.next_review_item(filters)
@@ -130,7 +131,8 @@ def queue_place(seen: Sequence[tuple[str, str | None]], current: str, done: int)
 
 class QueueCard(Protocol):
     """What every queue's card knows of its reviews (a proposal's `ReviewItem`, an
-    `EpisodeCard`, a `QACard`): the item's settled state, each reviewer's vote and the log."""
+    `EpisodeCard`, a `QACard`): the item's settled state, each reviewer's vote and the log. The
+    cards share `vote_of` through `store.Voted`; the rest of each card is its kind's."""
 
     @property
     def state(self) -> str | None: ...

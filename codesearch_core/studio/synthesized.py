@@ -86,7 +86,7 @@ def draft_card(draft: Draft) -> DraftCard:
 
 def blueprint_provenance(store: Store, blueprint_id: str) -> dict[str, str] | None:
     """The provenance of a blueprint accepted from a draft; None for an authored one."""
-    draft = store.draft_for_blueprint(blueprint_id)
+    draft = store.drafts.for_blueprint(blueprint_id)
     return None if draft is None else provenance(draft)
 
 
@@ -106,7 +106,7 @@ def synthesize_into_store(
     return synthesize(
         corpus,
         writer=writer or TemplateWriter(),
-        sink=store,
+        sink=store.drafts,
         limit=limit,
         seed=seed,
         known_intents=stored_intents(store, corpus),

@@ -1,6 +1,7 @@
 """The trajectory view's model: one gym episode turn by turn, each call with its arguments and what
 the environment answered, a search's shown findings and a `read_file`'s range against the expected
-spans, the refusals, then the submitted locations diffed and the reward with its components.
+spans, the refusals, then the submitted locations diffed and the reward with its components; and
+two episodes of one task side by side, turn against turn (`paired_turns`).
 
 One builder (`trajectory_view`) over the gym's trajectory dict (`EpisodeResult.to_dict()`), fed
 from the two places episodes are kept: an agent eval run's answer (`answer_trajectory`) and the
@@ -19,7 +20,17 @@ from typing import Any, Final
 from codesearch_core.corpora import corpus_root
 from codesearch_core.errors import CodesearchError
 from codesearch_core.grading import diff_findings
-from codesearch_core.gym import AGENT_ENGINE_PREFIX, READ_FILE, SEARCH_TOOLS, SUBMIT
+from codesearch_core.gym import (
+    AGENT_ENGINE_PREFIX,
+    DEFAULT_SETTINGS,
+    READ_FILE,
+    SEARCH_TOOLS,
+    SUBMIT,
+    WEIGHT_OF,
+    GymSettings,
+    RewardWeights,
+    weighted_terms,
+)
 from codesearch_core.models import Blueprint, Finding, Span
 from codesearch_core.store import EvalAnswer, EvalItem, EvalRun, StoredEpisode
 from codesearch_core.studio.diff import FindingRow, FindingStatus, finding_rows
@@ -112,6 +123,35 @@ class Trajectory:
     invalid_calls: int
     corpus_problem: str = ""
     problem: str = ""
+    #: The weights it was rewarded with (its stored settings; the defaults when none were kept).
+    weights: RewardWeights = DEFAULT_SETTINGS.weights
+
+    @property
+    def reward_parts(self) -> list[dict[str, Any]]:
+        """A row per component: its value, its weight, the two multiplied and what it means. The
+        reward is the sum of the weighted parts clamped to [-1, 1] (0 without a submit)."""
+        terms = weighted_terms(self.components, self.weights)
+        return [
+            {
+                "component": name,
+                "value": value,
+                "weight": getattr(self.weights, WEIGHT_OF[name]) if name in WEIGHT_OF else None,
+                "weighted": terms.get(name),
+                "what": COMPONENT_WORDS.get(name, ""),
+            }
+            for name, value in self.components.items()
+        ]
+
+    @property
+    def reward_sum(self) -> str:
+        """How the parts make the reward, in words ("" when there are no parts)."""
+        total = sum(weighted_terms(self.components, self.weights).values())
+        if not self.components:
+            return ""
+        if self.submitted is None:
+            return f"No submit: the reward is 0 (the weighted parts add up to {total:.3f})."
+        clamped = " clamped to [-1, 1]" if not -1.0 <= total <= 1.0 else ""
+        return f"The weighted parts add up to {total:.3f}{clamped}: reward {self.reward:.3f}."
 
     @property
     def pages(self) -> int:
@@ -130,6 +170,29 @@ class Trajectory:
     @property
     def expected(self) -> int:
         return len(self.blueprint.expected) if self.blueprint is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPair:
+    """Turn `number` of two episodes side by side; None on a side whose episode had ended."""
+
+    number: int
+    left: TurnView | None
+    right: TurnView | None
+
+
+def paired_turns(left: Trajectory, right: Trajectory) -> tuple[TurnPair, ...]:
+    """The turns of two episodes of one task aligned by number, as long as the longer one: the
+    columns a reader compares (what each searched first, where one gave up)."""
+    n = max(len(left.turns), len(right.turns))
+    return tuple(
+        TurnPair(
+            i + 1,
+            left.turns[i] if i < len(left.turns) else None,
+            right.turns[i] if i < len(right.turns) else None,
+        )
+        for i in range(n)
+    )
 
 
 def _arguments_text(arguments: Any) -> str:
@@ -223,8 +286,10 @@ def trajectory_view(
     corpus: str,
     title: str = "",
     blueprint_id: str = "",
+    settings: Mapping[str, Any] | None = None,
 ) -> Trajectory:
-    """The view of one trajectory (`EpisodeResult.to_dict()`'s shape, `info` included)."""
+    """The view of one trajectory (`EpisodeResult.to_dict()`'s shape, `info` included);
+    `settings` the gym's settings it was played with (`GymSettings.to_dict`), for the weights."""
     bp_id = blueprint_id or str(trajectory.get("blueprint_id", ""))
     expected = blueprint.expected if blueprint is not None else None
     info = trajectory.get("info") or {}
@@ -263,7 +328,15 @@ def trajectory_view(
         invalid_calls=int(info.get("invalid_calls", 0)),
         corpus_problem=corpus_problem(corpus) if corpus else "no corpus is named",
         problem=problem,
+        weights=_weights(settings),
     )
+
+
+def _weights(settings: Mapping[str, Any] | None) -> RewardWeights:
+    try:
+        return GymSettings.from_dict(settings or {}).weights
+    except (TypeError, ValueError):  # settings a later version wrote, or damaged: the defaults
+        return RewardWeights()
 
 
 def is_agent_run(run: EvalRun) -> bool:
@@ -284,12 +357,14 @@ def answer_trajectory(
     except ValueError as err:
         trajectory = {"blueprint_id": item.blueprint_id, "turns": None, "error": str(err)}
     corpus = item.corpus or (blueprint.corpus if blueprint is not None else "")
+    settings = run.summary.get("settings")
     return trajectory_view(trajectory, blueprint, corpus=corpus, title=run.label,
-                           blueprint_id=item.blueprint_id)  # fmt: skip
+                           blueprint_id=item.blueprint_id,
+                           settings=settings if isinstance(settings, Mapping) else None)  # fmt: skip
 
 
 def episode_trajectory(episode: StoredEpisode, blueprint: Blueprint | None) -> Trajectory:
     """A stored episode (the episodes table) as a trajectory."""
     title = f"{episode.engine}" + (f" · {episode.model}" if episode.model else "")
     return trajectory_view(episode.trajectory, blueprint, corpus=episode.corpus, title=title,
-                           blueprint_id=episode.blueprint_id)  # fmt: skip
+                           blueprint_id=episode.blueprint_id, settings=episode.settings)  # fmt: skip

@@ -55,14 +55,16 @@ _ITEM_WORDS: Final = {"proposal": ("proposal", "proposals"), "episode": ("episod
                       "drift": ("drift item", "drift items")}  # fmt: skip
 
 
-def settings_change(opened: Mapping[str, int], reviews: int) -> str:
+def settings_change(opened: Mapping[str, int], reviews: int, *, would: bool = False) -> str:
     """What a change of the reviews per item did to the items' states, in words: the items it
-    opened again and those it settled, by kind (`Store.set_review_settings`); "" when none
-    changed state (issue 39: a change reopened settled items without a word)."""
+    opened again and those it settled, by kind (`Store.set_review_settings`); with `would`, what
+    it would do (`Store.preview_review_settings`, said before saving); "" when none changed
+    state (issue 39: a change reopened settled items without a word)."""
     parts = []
     for kind, n in opened.items():
         one, many = _ITEM_WORDS.get(kind, (kind, kind + "s"))
         items, are = plural(abs(n), one, many), "is" if abs(n) == 1 else "are"
-        parts.append(f"{items} settled by fewer reviews {are} open again" if n > 0
-                     else f"{items} that waited for more reviews {are} settled now")  # fmt: skip
+        be = "would be" if would else are
+        parts.append(f"{items} settled by fewer reviews {be} open again" if n > 0
+                     else f"{items} that waited for more reviews {be} settled now")  # fmt: skip
     return f"With {plural(reviews, 'review')} per item: {'; '.join(parts)}." if parts else ""

@@ -13,7 +13,7 @@ the whole corpus within `timeout_s`, as users run it (`mine.whole_corpus_check`)
 there, no reference of that tool and language gives a draft (each costs about the same: a parse of
 every file of the language); when it finds other spans, its rule gives none.
 
-Each draft is written on its own (`DraftSink.add_draft`: one transaction), so a run stopped midway
+Each draft is written on its own (`DraftSink.add`: one transaction), so a run stopped midway
 (Ctrl-C, the Stop button, `--limit`) keeps every draft made so far and none half-written.
 """
 
@@ -54,9 +54,9 @@ STAGES: Final = ("candidates", "mined", "verified", "deduplicated", "kept")
 
 
 class DraftSink(Protocol):
-    """Where drafts go (`Store` is one): True when the draft was new."""
+    """Where drafts go (`Store.drafts` is one): True when the draft was new."""
 
-    def add_draft(self, draft: Draft) -> bool: ...
+    def add(self, draft: Draft) -> bool: ...
 
 
 @dataclass(slots=True)
@@ -369,7 +369,7 @@ def _write(
             return  # the limit is reached or a stop was asked for: nothing half-done is left
         intents.add(norm)
         counts.deduplicated += 1
-        if sink.add_draft(_draft(target, written.intent, written, writer)):
+        if sink.add(_draft(target, written.intent, written, writer)):
             counts.kept += 1
             report.draft_ids.append(draft_id(target))
         else:
@@ -379,13 +379,13 @@ def _write(
 def stored_intents(store: Store, corpus: str) -> list[str]:
     """The intents the store holds for a corpus (drafts of any status, blueprints): a new draft
     must not repeat one."""
-    drafts, _ = store.list_drafts(status=None, corpus=corpus, limit=1_000_000)
-    page = store.list_blueprints(BlueprintFilters(corpus=corpus), limit=1_000_000)
+    drafts, _ = store.drafts.list(status=None, corpus=corpus, limit=1_000_000)
+    page = store.blueprints.list(BlueprintFilters(corpus=corpus), limit=1_000_000)
     return [d.intent for d in drafts] + [b.intent for b in page.items]
 
 
 def stored_draft_ids(store: Store, corpus: str) -> set[str]:
     """The ids of the corpus's drafts the store holds (any status): their candidates are not run
     again."""
-    drafts, _ = store.list_drafts(status=None, corpus=corpus, limit=1_000_000)
+    drafts, _ = store.drafts.list(status=None, corpus=corpus, limit=1_000_000)
     return {d.id for d in drafts}

@@ -4,7 +4,7 @@ Every blueprint whose expected spans were checked on another snapshot of its cor
 tool versions), and every accepted proposal whose run was, is run again now. Unchanged findings
 record the current snapshot and tools (nothing to decide); changed ones go to the store's Drift
 queue with the findings before and after, and an accepted item in drift is held out of exports
-until a lead decides it (`Store.resolve_drift`). The new run is stored either way, so grades
+until a lead decides it (the Drift queue: `store.queue(DRIFT)`). The new run is stored either way, so grades
 follow what the tools find now.
 """
 
@@ -63,8 +63,8 @@ def verify_stale(
     snapshots = _snapshots()
     versions = tool_versions_json()
     report = StaleReport(snapshots=snapshots)
-    references = store.stale_references(snapshots, versions)
-    accepted = store.stale_accepted(snapshots, versions)
+    references = store.drift.stale_references(snapshots, versions)
+    accepted = store.drift.stale_accepted(snapshots, versions)
     total = len(references) + len(accepted)
     done = 0
     current: list[str] = []
@@ -81,7 +81,7 @@ def verify_stale(
             progress(done, total)
     report.references_checked = len(references)
     report.references_drifted = len(drift)
-    store.mark_references_current(
+    store.drift.mark_references_current(
         current, {b.id: snapshots[b.corpus] for b in references}, versions
     )
     for stale in accepted:
@@ -102,7 +102,7 @@ def verify_stale(
         if progress:
             progress(done, total)
     report.accepted_checked = len(accepted)
-    store.add_drift(drift)
+    store.drift.add(drift)
     report.drifted_ids = [d.item_id for d in drift]
     return report
 

@@ -16,7 +16,7 @@ from playwright.sync_api import Page
 
 from codesearch_core import ingest, studio
 from codesearch_core.models import Proposal
-from codesearch_core.store import AuditFilters, BlueprintFilters, ReviewSettings, Store
+from codesearch_core.store import PROPOSAL, AuditFilters, BlueprintFilters, ReviewSettings, Store
 from codesearch_core.verify import verify_pending
 
 ANN = "ann@example.com"
@@ -39,8 +39,8 @@ def team_store(db: Path) -> str:
         )  # fmt: skip
         verify_pending(store, workers=1)
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
-        store.record_decision(ids[0], "accept", "early-1")
-        store.record_decision(ids[0], "reject", "early-2")
+        store.queue(PROPOSAL).decide(ids[0], "accept", "early-1")
+        store.queue(PROPOSAL).decide(ids[0], "reject", "early-2")
         return ids[0]
 
 
@@ -120,9 +120,9 @@ def check_store(
     with Store(db) as store:
         (item,) = [i for i in store.review_queue(limit=100).items
                    if i.proposal_id.startswith(accepted_prefix)]  # fmt: skip
-        history = store.item_history(item.proposal_id)
+        history = store.queue(PROPOSAL).history(item.proposal_id)
         assert [(e.reviewer, e.action) for e in history] == [(ANN, "accept")]
-        final = store.item_history(conflict)[-1]
+        final = store.queue(PROPOSAL).history(conflict)[-1]
         assert (final.reviewer, final.action, final.final) == (LEE, "reject", True)
         log = store.audit_log(AuditFilters(), limit=1000)
         by_action = {(e.actor, e.action): e for e in log}

@@ -8,13 +8,25 @@ from pathlib import Path
 
 import pytest
 from app_support import build_reviewable, release_app_store
-from browser_support import Studio, browser_fixture, start_studio_fixture
+from browser_support import (
+    SharedStudio,
+    Studio,
+    browser_fixture,
+    shared_studio_fixture,
+    start_studio_fixture,
+)
 from playwright.sync_api import Browser
 
 
+@pytest.fixture(scope="session")
+def shared_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedStudio]:
+    """One studio server for the session's browser tests; each gets it with its own store."""
+    yield from shared_studio_fixture(tmp_path_factory.mktemp("shared-studio"))
+
+
 @pytest.fixture
-def start_studio(tmp_path: Path) -> Iterator[Callable[..., Studio]]:
-    yield from start_studio_fixture(tmp_path)
+def start_studio(tmp_path: Path, shared_studio: SharedStudio) -> Iterator[Callable[..., Studio]]:
+    yield from start_studio_fixture(tmp_path, shared_studio)
 
 
 @pytest.fixture(scope="session")

@@ -24,6 +24,8 @@ def test_local_mode_is_one_admin_who_can_add_people_before_logins_are_switched_o
 ) -> None:
     at = open_app("pages/audit.py", reviewer="ann")
     assert "Access · local, no login" in " ".join(texts(at, "caption")).replace("**", "")
+    # Where roles are set, the page says they take effect only with a login (issue 39).
+    assert any("everyone acts as an admin" in t for t in texts(at, "info"))
     at.text_input(key="team:name").input("lee@example.com")
     at.selectbox(key="team:role_value").select("lead")
     at.button[[b.label for b in at.button].index("Set role")].click().run()

@@ -52,7 +52,7 @@ def test_author_run_untick_and_save_a_blueprint(studio_db: Path) -> None:
     assert saved, texts(at, "error")
     bp_id = saved[0].split("`")[1]
     with stored(studio_db) as store:
-        bp = store.get_blueprint(bp_id)
+        bp = store.blueprints.get(bp_id)
     assert bp is not None and bp.corpus == "ledger" and bp.language == "java"
     assert bp.reference_call.to_dict() == {
         "name": "ripgrep_search", "arguments": {"pattern": "System.out.println"},
@@ -80,7 +80,7 @@ def test_fields_edited_in_turn_are_all_kept_and_saved(studio_db: Path) -> None:
     saved = [s for s in texts(at, "success") if "created" in s]
     assert saved, texts(at, "error")
     with stored(studio_db) as store:
-        bp = store.get_blueprint(saved[0].split("`")[1])
+        bp = store.blueprints.get(saved[0].split("`")[1])
     assert bp is not None and bp.notes == "comments count"
     assert bp.reference_call.to_dict() == {
         "name": "ripgrep_search",
@@ -102,7 +102,7 @@ def test_a_blueprint_saved_in_the_eval_split_is_listed_as_such(studio_db: Path) 
     assert saved, texts(at, "error")
     bp_id = saved[0].split("`")[1]
     with stored(studio_db) as store:
-        bp = store.get_blueprint(bp_id)
+        bp = store.blueprints.get(bp_id)
     assert bp is not None and bp.split.value == "eval"
     at = open_app(BLUEPRINTS)
     at.text_input(key="bpf:text").input(bp_id).run()
@@ -127,7 +127,7 @@ def test_a_span_the_call_misses_can_be_added_by_file_and_lines(studio_db: Path) 
 def test_a_blueprint_with_the_same_content_as_another_is_refused_by_name(studio_db: Path) -> None:
     open_app()  # first start: the seeds are loaded
     with stored(studio_db) as store:
-        seed = store.list_blueprints(limit=1).items[0]
+        seed = store.blueprints.list(limit=1).items[0]
     at = open_app(BLUEPRINTS)
     at.button(key="bp_new").click().run()
     field(at, "selectbox", ":corpus").set_value(seed.corpus).run()  # type: ignore[attr-defined]
@@ -143,7 +143,7 @@ def test_a_malformed_upload_lists_its_bad_lines_and_stores_nothing(studio_db: Pa
     at = open_app(BLUEPRINTS)
     with stored(studio_db) as store:
         before = store.counts().blueprints
-        good = store.list_blueprints(limit=1).items
+        good = store.blueprints.list(limit=1).items
     text = (
         dumps_blueprints_jsonl(good).replace('"id": "', '"id": "copy-')
         + "{not json\n"
@@ -163,7 +163,7 @@ def test_a_malformed_upload_lists_its_bad_lines_and_stores_nothing(studio_db: Pa
 def test_a_good_upload_is_imported(studio_db: Path) -> None:
     at = open_app(BLUEPRINTS)
     with stored(studio_db) as store:
-        good = store.list_blueprints(limit=2).items
+        good = store.blueprints.list(limit=2).items
         before = store.counts().blueprints
     text = dumps_blueprints_jsonl(good)
     text += text.replace('"id": "', '"id": "copy-').replace('"intent": "', '"intent": "Copy: ')

@@ -13,6 +13,7 @@ from app_support import (
 from streamlit.testing.v1 import AppTest
 
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.types import DecisionState
 
 CORPUS = "pages/corpus.py"
@@ -73,9 +74,9 @@ def test_overview_counts_and_a_link_into_the_filtered_queue(
 ) -> None:
     queue = seed_reviewable(studio_db, reviewable_template)
     with stored(studio_db) as store:
-        store.record_decision(queue[1], DecisionAction.REJECT, "ann")
+        store.queue(PROPOSAL).decide(queue[1], DecisionAction.REJECT, "ann")
         ran = next(i for i in queue[2:] if (r := store.review_item(i)) and r.execution.ok)  # type: ignore[union-attr]
-        store.record_decision(ran, DecisionAction.ACCEPT, "ann")
+        store.queue(PROPOSAL).decide(ran, DecisionAction.ACCEPT, "ann")
     at = open_app()
     metrics = {m.label: m.value for m in at.metric}
     assert (metrics["Accepted"], metrics["Rejected"], metrics["Acceptance"]) == ("1", "1", "50%")
@@ -137,14 +138,23 @@ def test_raising_the_reviews_per_item_says_how_many_settled_items_open_again(
     ids = seed_reviewable(studio_db, reviewable_template)
     with stored(studio_db) as store:
         for item in ids[:3]:
-            store.record_decision(item, DecisionAction.SKIP, "ann")  # a skip settles nothing
-        decided = [i for i in ids if store.accept_blocker(i) is None][:2]
+            store.queue(PROPOSAL).decide(item, DecisionAction.SKIP, "ann")  # a skip settles nothing
+        decided = [i for i in ids if store.queue(PROPOSAL).accept_blocker(i) is None][:2]
         for item in decided:
-            store.record_decision(item, DecisionAction.ACCEPT, "ann")
+            store.queue(PROPOSAL).decide(item, DecisionAction.ACCEPT, "ann")
     at = open_app("pages/overview.py", reviewer="lee")
     at.number_input(key="rs:n").set_value(2)
     next(b for b in at.button if "Save review settings" in str(b.label)).click().run()
     assert not at.exception, at.exception
+    # Said before anything is saved (issue 39), then saved on the second click.
+    assert "With 2 reviews per item: 2 proposals settled by fewer reviews would be open again." in (
+        texts(at, "warning"))  # fmt: skip
+    with stored(studio_db) as store:
+        assert store.review_settings().reviews_per_item == 1
+    at.button(key="rs:confirm").click().run()
+    assert not at.exception, at.exception
+    with stored(studio_db) as store:
+        assert store.review_settings().reviews_per_item == 2
     assert "With 2 reviews per item: 2 proposals settled by fewer reviews are open again." in texts(
         at, "warning"
     )

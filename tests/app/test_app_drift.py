@@ -12,7 +12,7 @@ from app_support import open_app, release_app_store, texts
 
 from codesearch_core import config
 from codesearch_core.models import DecisionAction, Proposal
-from codesearch_core.store import QueueFilters, Store
+from codesearch_core.store import PROPOSAL, QueueFilters, Store
 from codesearch_core.verify import verify_pending, verify_stale
 
 REVIEW = "pages/review.py"
@@ -33,12 +33,12 @@ def drifted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]
         from codesearch_core.ingest import ensure_seeded
 
         ensure_seeded(store)
-        bp = store.get_blueprint(SEED)
+        bp = store.blueprints.get(SEED)
         assert bp is not None
         call = bp.reference_call
         (pid,) = store.add_proposals([Proposal(bp.id, "test", "m", call.to_json(), call, True)])
         verify_pending(store, workers=1)
-        store.record_decision(pid, DecisionAction.ACCEPT, "ana")
+        store.queue(PROPOSAL).decide(pid, DecisionAction.ACCEPT, "ana")
         target = corpora / "ledger" / bp.expected[0].path
         os.chmod(target, 0o644)
         target.write_text(
@@ -77,7 +77,7 @@ def test_a_lead_decides_the_drift_queue(drifted: tuple[Path, str]) -> None:
 
     release_app_store()
     with Store(db) as store:
-        left = {d.item_id for d in store.open_drift()}
+        left = {d.item_id for d in store.drift.open()}
         assert pid not in left and SEED not in left
         assert store.export_answer_counts(QueueFilters())["accepted_in_drift"] == 0
 
@@ -108,7 +108,7 @@ def test_skip_moves_on_and_undo_reopens_the_last_drift_decision(drifted: tuple[P
     assert _card_item(at) == second  # back on the card
     release_app_store()
     with Store(db) as store:
-        reopened = store.get_drift(second)
+        reopened = store.drift.get(second)
         assert reopened is not None and reopened.resolution is None
-        history = store.queue_history(first, kind="drift")
+        history = store.queue("drift").history(first)
         assert [e.action.value for e in history] == ["skip"]

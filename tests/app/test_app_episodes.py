@@ -52,7 +52,7 @@ def test_an_episode_whose_corpus_is_gone_cannot_be_accepted_and_says_why(studio_
             len(result.turns), result.calls, result.invalid_calls, result.end_reason,
             {**result.to_dict(), "corpus": "deleted-corpus"},
         )  # fmt: skip
-        assert store.save_episodes([gone]) == 1
+        assert store.episodes.save([gone]) == 1
     at = _episodes_queue()
     accept = next(b for b in at.button if b.key == "ep:accept")
     assert accept.disabled
@@ -68,11 +68,11 @@ def test_an_episode_whose_corpus_is_gone_cannot_be_accepted_and_says_why(studio_
     assert any("Rejected episode" in s and "corpus removed" in s for s in texts(at, "success"))
     assert any("No episodes left to review" in i for i in texts(at, "info"))
     with stored(studio_db) as store:
-        (history,) = [store.queue_history(gone.episode_id, kind="episode")]
+        (history,) = [store.queue("episode").history(gone.episode_id)]
         assert [(e.action.value, e.reviewer, e.note) for e in history] == [
             ("reject", "ann", "corpus removed")
         ]
-        assert store.accepted_episodes() == []
+        assert store.episodes.accepted() == []
 
 
 def test_the_propose_page_rolls_out_reference_episodes_into_the_store(studio_db: Path) -> None:
@@ -85,7 +85,7 @@ def test_the_propose_page_rolls_out_reference_episodes_into_the_store(studio_db:
     done = [s for s in texts(at, "success") if s.startswith("Episodes: **")]
     assert done, texts(at, "success")
     with stored(studio_db) as store:
-        episodes = store.episodes()
+        episodes = store.episodes.list()
     assert episodes and {e.corpus for e in episodes} == {"webshop"}
     assert {e.engine for e in episodes} == {"reference"}
     assert f"**{len(episodes)}** stored" in done[0]
@@ -103,9 +103,9 @@ def test_a_lead_settles_an_episode_in_conflict(studio_db: Path) -> None:
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
         bp = studio.all_blueprints(store, BlueprintFilters(corpus="webshop"), limit=1)[0]
         rollouts(ReferencePolicy(), as_tasks([bp]).tasks, store, k=1)
-        (episode,) = store.episodes()
-        store.record_decision(episode.episode_id, DecisionAction.ACCEPT, "ann", kind=EPISODE)
-        store.record_decision(episode.episode_id, DecisionAction.REJECT, "bea", kind=EPISODE)
+        (episode,) = store.episodes.list()
+        store.queue(EPISODE).decide(episode.episode_id, DecisionAction.ACCEPT, "ann")
+        store.queue(EPISODE).decide(episode.episode_id, DecisionAction.REJECT, "bea")
     at = _episodes_queue("lee")
     assert any("No episodes left to review" in i for i in texts(at, "info"))  # nothing leased
     at.button(key="ep:conflicts").click().run()
@@ -115,4 +115,4 @@ def test_a_lead_settles_an_episode_in_conflict(studio_db: Path) -> None:
     assert not at.exception, at.exception
     assert any("Final: Accepted episode" in s for s in texts(at, "success"))
     with stored(studio_db) as store:
-        assert [e.episode_id for e in store.accepted_episodes()] == [episode.episode_id]
+        assert [e.episode_id for e in store.episodes.accepted()] == [episode.episode_id]

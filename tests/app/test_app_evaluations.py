@@ -22,13 +22,16 @@ def test_two_eval_runs_show_side_by_side_compared_and_open_in_the_diff_view(
     at = open_app("pages/evaluations.py")
     chosen = at.multiselect(key="ev:runs").value
     with stored(studio_db) as store:
-        newest_first = [r.run_id for r in store.eval_runs()]
+        newest_first = [r.run_id for r in store.evals.list()]
     assert chosen == newest_first  # the newest two, newest first, compared against the older
     assert "n=2" in at.multiselect(key="ev:runs").format_func(chosen[0])
-    assert len(at.dataframe) == 2  # the overall table and the item-by-item comparison
-    # The two runs side by side on the blueprint opened: a row per run, a row per expected span
+    assert len(at.dataframe) == 1  # the item-by-item comparison
+    # The overall table is a table (read whole at 900 px), a row per run, the reward first; then
+    # the two runs side by side on the blueprint opened: a row per run, a row per expected span
     # with a column per run.
-    side, spans = (t.value for t in at.table)
+    overall, side, spans = (t.value for t in at.table)
+    assert list(overall.index) == list(side.index)
+    assert list(overall.columns)[:2] == ["kind", "mean reward"]
     assert list(side.index) == [at.multiselect(key="ev:runs").format_func(c) for c in chosen]
     assert {"reward", "turns", "calls", "found"} <= set(side.columns)
     assert set(spans.columns) == set(side.index)
@@ -88,6 +91,9 @@ def test_an_agent_runs_success_rate_is_a_chart_metric(studio_db: Path) -> None:
     assert main(["eval", "--agent", "--engine", "reference", "--blueprints", "tag:plan",
                  "--db", str(studio_db)]) == 0  # fmt: skip
     at = open_app("pages/evaluations.py")
-    assert "success_rate" in at.selectbox(key="ev:metric").options
+    assert "success (reward >= 0.9)" in at.selectbox(key="ev:metric").options
     at.selectbox(key="ev:metric").select("success_rate").run()
     assert not at.exception
+    # An agent run is charted as one, apart from one-call runs.
+    assert "**Agent runs**" in [m.value for m in at.markdown]
+    assert "**One-call runs**" not in [m.value for m in at.markdown]

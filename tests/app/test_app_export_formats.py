@@ -47,8 +47,8 @@ def test_the_eval_split_is_held_out_until_the_toggle_includes_it(
     monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "out"))
     seed_reviewable(studio_db, reviewable_template)
     with stored(studio_db) as store:
-        ledger = [bp.id for bp in store.list_blueprints(limit=1000).items if bp.corpus == "ledger"]
-        store.set_split(ledger, "eval")
+        ledger = [bp.id for bp in store.blueprints.list(limit=1000).items if bp.corpus == "ledger"]
+        store.blueprints.set_split(ledger, "eval")
     at = open_app("pages/export.py")
     at.selectbox(key="ex:format").set_value("hf-prompts").run()
     assert any(f"{len(ledger)} blueprint(s) of the eval split are held out" in c
@@ -92,3 +92,33 @@ def test_the_agent_formats_count_and_write_the_accepted_episodes(
     rows = [json.loads(x) for x in (tmp_path / "out" / "agent.jsonl").read_text().splitlines()]
     assert [r["messages"][1]["content"].split("\n", 1)[0] for r in rows] == ["Corpus: webshop"] * 2
     assert any("Wrote **2** records" in s for s in texts(at, "success"))
+
+
+def test_dpo_steps_counts_previews_and_writes_the_corrected_steps(
+    studio_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codesearch_core.gym import correct_step
+
+    monkeypatch.setenv("CODESEARCH_EXPORTS", str(tmp_path / "out"))
+    task = next(
+        t for t in as_tasks(seed_blueprints()).tasks if t.blueprint.id == EPISODE_SEED_IDS[0]
+    )
+    with stored(studio_db) as store:
+        assert rollouts(ReferencePolicy(), [task], store).kept == 1
+        (episode,) = store.episodes.list()
+        edit = {"name": "ripgrep_search", "arguments": {"pattern": "FIXME"}}
+        correct_step(store, episode.episode_id, 1, edit)
+    at = open_app("pages/export.py")
+    at.selectbox(key="ex:format").set_value("dpo-steps").run()
+    assert not at.exception and not texts(at, "error")
+    assert {m.label: m.value for m in at.metric}["Pairs"] == "1"
+    assert len(at.json) == 1  # the preview: the one pair
+    at.text_input(key="ex:path:dpo-steps").input("steps.jsonl").run()
+    at.button(key="ex:write").click().run()
+    assert not at.exception and not texts(at, "error")
+    (row,) = [json.loads(x) for x in (tmp_path / "out" / "steps.jsonl").read_text().splitlines()]
+    assert row["chosen"][0]["tool_calls"][0]["function"]["arguments"] == {"pattern": "FIXME"}
+    assert row["rejected"][0]["tool_calls"][0]["function"] == {
+        "name": episode.trajectory["turns"][0][0]["name"],
+        "arguments": episode.trajectory["turns"][0][0]["arguments"],
+    }

@@ -16,6 +16,7 @@ from app_support import (
 from store_holder import store_held_elsewhere
 
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import PROPOSAL
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -38,9 +39,11 @@ def test_every_page_renders_on_a_store_with_decisions(
 ) -> None:
     queue = seed_reviewable(studio_db, reviewable_template)
     with stored(studio_db) as store:
-        store.record_decision(queue[0], DecisionAction.ACCEPT, "ann")
-        store.record_decision(queue[1], DecisionAction.REJECT, "ann", reason="finds too much")
-        store.record_decision(queue[2], DecisionAction.SKIP, "bob")
+        store.queue(PROPOSAL).decide(queue[0], DecisionAction.ACCEPT, "ann")
+        store.queue(PROPOSAL).decide(
+            queue[1], DecisionAction.REJECT, "ann", reason="finds too much"
+        )
+        store.queue(PROPOSAL).decide(queue[2], DecisionAction.SKIP, "bob")
     at = open_app(page, reviewer="ann")
     assert not at.exception
     # The card may show its item's failed run ("**invalid_pattern**: ..."); nothing else may fail.

@@ -18,6 +18,7 @@ from app_support import (
 )
 
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import PROPOSAL
 
 
 def test_proposing_with_mutations_stores_executes_and_grades(studio_db: Path) -> None:
@@ -51,7 +52,7 @@ def test_blueprints_selected_on_the_blueprints_page_are_the_ones_proposed_for(
     at.switch_page("pages/propose.py")  # AppTest stays on the old page after an st.switch_page
     at.button(key="propose_start").click().run()
     with stored(studio_db) as store:
-        listed = store.list_blueprints(limit=3).items
+        listed = store.blueprints.list(limit=3).items
         proposed_for = {i.blueprint_id for i in store.review_queue(limit=1000).items}
     assert proposed_for == {listed[0].id, listed[2].id}
 
@@ -109,8 +110,8 @@ def test_export_writes_the_accepted_items_and_a_manifest(
     with stored(studio_db) as store:
         ran = [i for i in queue if (r := store.review_item(i)) and r.execution and r.execution.ok]
         for item in ran[:3]:
-            store.record_decision(item, DecisionAction.ACCEPT, "ann")
-        store.record_decision(ran[3], DecisionAction.REJECT, "ann")
+            store.queue(PROPOSAL).decide(item, DecisionAction.ACCEPT, "ann")
+        store.queue(PROPOSAL).decide(ran[3], DecisionAction.REJECT, "ann")
     at = open_app("pages/export.py")
     assert [m.value for m in at.metric][:2] == ["3", "1"]
     assert len(at.json) >= 1  # the preview
@@ -175,13 +176,13 @@ def test_verifying_with_a_corpus_missing_leaves_its_proposals_pending_and_says_s
     release_app_store()
     with Store(studio_db) as store:
         ingest.ensure_seeded(store)
-        seed = store.get_blueprint("ledger-println-calls")
+        seed = store.blueprints.get("ledger-println-calls")
         assert seed is not None
         gone = Blueprint(
             id="gone-println", intent="Find println elsewhere", reference_call=seed.reference_call,
             corpus="gone", expected=seed.expected, language="java",
         )  # fmt: skip
-        store.add_blueprints([gone])
+        store.blueprints.add([gone])
         call = seed.reference_call
         store.add_proposals([Proposal(gone.id, "test", "m", call.to_json(), call, True)])
     at = open_app("pages/propose.py")

@@ -36,7 +36,7 @@ def test_the_qa_card_shows_the_item_and_a_reject_keeps_its_note(studio_db: Path)
         bp = next(b for b in ledger if b.plan is None and b.expected)
         item = {**item_from_blueprint(bp), "split": "eval"}
         dataset = QADataset("0123456789abcdef", "small", "/data/ds", "cafe" * 16)
-        store.import_qa_sample(dataset, [("ledger/python", item)])
+        store.qa.import_sample(dataset, [("ledger/python", item)])
     at = _qa_queue()
     qa_id = f"0123456789abcdef.{bp.id}"
     assert at.query_params.get("queue") == "qa" and at.query_params.get("item") == qa_id
@@ -68,10 +68,10 @@ def test_the_qa_card_shows_the_item_and_a_reject_keeps_its_note(studio_db: Path)
                "“misses a call site”" in s for s in said), said  # fmt: skip
     assert any(studio.QA_SAMPLE_COMMAND in i for i in texts(at, "info"))
     with stored(studio_db) as store:
-        (event,) = store.queue_history(qa_id, kind=QA)
+        (event,) = store.queue(QA).history(qa_id)
         assert (event.action.value, event.reviewer, event.note) == (
             "reject",
             "ann",
             "misses a call site",
         )
-        assert store.qa_counts()["reject"] == 1
+        assert store.queue(QA).counts()["reject"] == 1

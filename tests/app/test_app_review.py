@@ -13,7 +13,7 @@ from app_support import (
 )
 
 from codesearch_core.models import DecisionAction, Proposal, ToolCall, ToolName
-from codesearch_core.store import ReviewSettings
+from codesearch_core.store import PROPOSAL, ReviewSettings
 from codesearch_core.verify.pending import verify_pending
 
 REVIEW = "pages/review.py"
@@ -35,7 +35,7 @@ def test_accept_then_undo_appends_two_events_and_brings_the_item_back(
     assert heading(at).startswith("#### Item 1 of")
     assert not at.exception
     with stored(studio_db) as store:
-        history = store.item_history(queue[0])
+        history = store.queue(PROPOSAL).history(queue[0])
         assert [(e.action, e.reviewer, e.undone) for e in history] == [
             (DecisionAction.ACCEPT, "ann", True),
             (DecisionAction.UNDO, "ann", False),
@@ -87,7 +87,7 @@ def test_two_sessions_deciding_the_same_item_both_land_in_the_log(
     ann.button(key="accept").click().run()
     bob.button(key="reject").click().run()
     with stored(studio_db) as store:
-        history = store.item_history(queue[0])
+        history = store.queue(PROPOSAL).history(queue[0])
     assert [(e.action, e.reviewer) for e in history] == [
         (DecisionAction.ACCEPT, "ann"),
         (DecisionAction.REJECT, "bob"),
@@ -100,7 +100,7 @@ def test_the_decision_filter_shows_only_matching_items(
     queue = seed_reviewable(studio_db, reviewable_template)
     with stored(studio_db) as store:
         ran = next(i for i in queue[3:] if (r := store.review_item(i)) and r.execution.ok)  # type: ignore[union-attr]
-        store.record_decision(ran, DecisionAction.ACCEPT, "bob")
+        store.queue(PROPOSAL).decide(ran, DecisionAction.ACCEPT, "bob")
     at = open_app(REVIEW, reviewer="ann")
     at.selectbox(key="rf:decision").set_value("accepted").run()
     assert heading(at).startswith(f"#### Item {queue.index(ran) + 1} of")
@@ -146,7 +146,7 @@ def test_an_invalid_proposal_shows_its_raw_output_and_error_and_cannot_be_accept
 ) -> None:
     open_app()  # first start: the seeds are loaded
     with stored(studio_db) as store:
-        bp = store.list_blueprints(limit=1).items[0]
+        bp = store.blueprints.list(limit=1).items[0]
         (pid,) = store.add_proposals(
             [
                 Proposal(
@@ -207,7 +207,7 @@ def test_a_bulk_reject_needs_a_reason_and_a_confirmation_and_is_undone_as_one_ba
     at.button(key="bulk:undo").click().run()
     assert "Batch undone: its items are as they were." in texts(at, "success")
     with stored(studio_db) as store:
-        history = store.item_history(queue[-1])
+        history = store.queue(PROPOSAL).history(queue[-1])
         assert [(e.action, e.reason, e.final, e.undone) for e in history] == [
             (DecisionAction.REJECT, "wrong tool", True, True),
             (DecisionAction.UNDO, "", False, False),
@@ -225,8 +225,10 @@ def test_review_is_blind_until_ones_own_vote_then_the_others_show(
     with stored(studio_db) as store:
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
         first = queue[0]
-        store.record_decision(first, DecisionAction.SKIP, "bob")  # bob's, on ann's first card
-        store.record_decision(first, DecisionAction.REJECT, "cid")
+        store.queue(PROPOSAL).decide(
+            first, DecisionAction.SKIP, "bob"
+        )  # bob's, on ann's first card
+        store.queue(PROPOSAL).decide(first, DecisionAction.REJECT, "cid")
     at = open_app(REVIEW, reviewer="ann")
     assert heading(at).startswith("#### Item 1 of")
     captions = texts(at, "caption")

@@ -12,6 +12,8 @@ from app_support import (
     texts,
 )
 
+from codesearch_core.store import DRAFT
+
 PAGE = "pages/synthesize.py"
 
 
@@ -26,7 +28,7 @@ def test_a_run_writes_drafts_and_shows_the_stages(studio_db: Path) -> None:
     assert list(stages["stage"]) == ["candidates", "mined", "verified", "deduplicated", "kept"]
     assert list(stages["targets"])[-1] == 3
     with stored(studio_db) as store:
-        assert store.draft_counts()["pending"] == 3
+        assert store.queue(DRAFT).counts()["open"] == 3
 
 
 def test_the_page_renders_with_no_corpus(empty_install: Path) -> None:
@@ -59,4 +61,4 @@ def test_an_openai_server_that_is_not_there_is_named_before_the_run(studio_db: P
     assert not at.exception
     assert any("cannot reach" in e and "Is the server running" in e for e in texts(at, "error"))
     with stored(studio_db) as store:
-        assert store.draft_counts()["pending"] == 0
+        assert store.queue(DRAFT).counts()["open"] == 0

@@ -10,7 +10,7 @@ import pytest
 from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, open_page, settle
 from playwright.sync_api import Browser, Page, expect
 
-from codesearch_core.store import Store
+from codesearch_core.store import DRAFT, Store
 from codesearch_core.synthesis import TemplateWriter, synthesize
 
 pytestmark = [
@@ -35,8 +35,8 @@ def test_accepting_a_draft_makes_a_blueprint_with_provenance(
     start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
 ) -> None:
     with Store(tmp_path / "studio.duckdb") as store:
-        report = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=2)
-        first = store.get_draft(report.draft_ids[0])
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store.drafts, limit=2)
+        first = store.drafts.get(report.draft_ids[0])
     assert report.counts.kept == 2 and first is not None
     server = start_studio()
     page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=drafts")
@@ -59,21 +59,21 @@ def test_accepting_a_draft_makes_a_blueprint_with_provenance(
     server.stop()
 
     with Store(server.db) as store:
-        accepted = store.get_draft(first.id)
-        blueprint = store.get_blueprint(first.id)
+        accepted = store.drafts.get(first.id)
+        blueprint = store.blueprints.get(first.id)
         assert accepted is not None and accepted.status == "accepted"
         assert accepted.decided_by == "ann" and accepted.blueprint_id == first.id
         assert blueprint is not None and blueprint.intent == first.intent
         assert blueprint.expected == first.expected
-        assert store.draft_counts() == {"pending": 1, "accepted": 1, "rejected": 0}
+        assert store.queue(DRAFT).counts() == {"open": 1, "accept": 1, "reject": 0, "conflict": 0}
 
 
 def test_editing_a_draft_field_by_field_then_rejecting_it(
     start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
 ) -> None:
     with Store(tmp_path / "studio.duckdb") as store:
-        report = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=2)
-        first, second = (store.get_draft(i) for i in report.draft_ids)
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store.drafts, limit=2)
+        first, second = (store.drafts.get(i) for i in report.draft_ids)
     assert first is not None and second is not None
     server = start_studio()
     page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=drafts")
@@ -107,21 +107,21 @@ def test_editing_a_draft_field_by_field_then_rejecting_it(
     server.stop()
 
     with Store(server.db) as store:
-        rejected = store.get_draft(first.id)
+        rejected = store.drafts.get(first.id)
         assert rejected is not None and rejected.status == "rejected"
         assert rejected.intent == new_intent and rejected.difficulty.value == other
         assert (
             rejected.decided_by == "ann" and rejected.note == "too close to an authored blueprint"
         )
-        assert rejected.blueprint_id is None and store.get_blueprint(first.id) is None
-        assert store.draft_counts() == {"pending": 1, "accepted": 0, "rejected": 1}
+        assert rejected.blueprint_id is None and store.blueprints.get(first.id) is None
+        assert store.queue(DRAFT).counts() == {"open": 1, "accept": 0, "reject": 1, "conflict": 0}
 
 
 def test_drafts_skip_undo_and_step_back_by_keys(
     start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
 ) -> None:
     with Store(tmp_path / "studio.duckdb") as store:
-        synthesize("webshop", writer=TemplateWriter(), sink=store, limit=2)
+        synthesize("webshop", writer=TemplateWriter(), sink=store.drafts, limit=2)
     server = start_studio()
     page = open_page(browser, f"{server.url}/review?reviewer=hal&queue=drafts")
     intent = page.get_by_label("Intent")
@@ -153,7 +153,7 @@ def test_drafts_skip_undo_and_step_back_by_keys(
     page.get_by_text("is back on the card.").wait_for()
     _expect_intent(page, draft)
     with Store(server.db) as store:
-        drafts, _ = store.list_drafts(status=None, limit=100)
+        drafts, _ = store.drafts.list(status=None, limit=100)
         (undone,) = [d for d in drafts if d.intent == draft]
         assert undone.status == "pending" and undone.blueprint_id is None
     server.stop()

@@ -7,9 +7,11 @@ The store is checked after the server is stopped: DuckDB lets one process hold t
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from browser_support import (
     BROWSER_MARKS,
     SCREENSHOTS,
@@ -23,6 +25,7 @@ from playwright.sync_api import Browser, Page
 from codesearch_core import ingest, studio
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
 from codesearch_core.store.types import BlueprintFilters
 from codesearch_core.verify.pending import verify_pending
@@ -63,11 +66,20 @@ def _main_text(page: Page) -> str:
     return str(page.inner_text('[data-testid="stMain"]'))
 
 
+@pytest.fixture(scope="module", name="proposals_store")
+def proposals_store_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once for the file's review walks, each of which decides on a copy: running and
+    grading every seed's proposals is the slowest step of either walk."""
+    db = tmp_path_factory.mktemp("proposals") / "studio.duckdb"
+    _seed_proposals(db)
+    return db
+
+
 def _review_as_ann(
-    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path, proposals_store: Path
 ) -> tuple[Studio, Page, list[str]]:
     """A seeded studio with ann's Review page on its first card; the queue's first item ids."""
-    _seed_proposals(tmp_path / "studio.duckdb")
+    shutil.copyfile(proposals_store, tmp_path / "studio.duckdb")
     with Store(tmp_path / "studio.duckdb") as store:
         queue = [i.proposal_id for i in store.review_queue(limit=10).items]
     server = start_studio()
@@ -77,9 +89,9 @@ def _review_as_ann(
 
 
 def test_review_shortcuts_record_accept_reject_skip_and_undo(
-    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path, proposals_store: Path
 ) -> None:
-    server, page, queue = _review_as_ann(start_studio, browser, tmp_path)
+    server, page, queue = _review_as_ann(start_studio, browser, tmp_path, proposals_store)
     pressed = []
     for key, expected_item in (("a", "Item 2 of"), ("x", "Item 3 of"), ("s", "Item 4 of")):
         # Shortcuts are ignored while a text field has the focus: click the page title first.
@@ -99,7 +111,7 @@ def test_review_shortcuts_record_accept_reject_skip_and_undo(
         events = [
             (e.item_id, e.action, e.reviewer, e.undone)
             for item in queue[:3]
-            for e in store.item_history(item)
+            for e in store.queue(PROPOSAL).history(item)
         ]
         first = DecisionAction.ACCEPT if pressed[0] == "a" else DecisionAction.REJECT
         assert events == [
@@ -112,12 +124,12 @@ def test_review_shortcuts_record_accept_reject_skip_and_undo(
 
 
 def test_letters_typed_in_the_note_stay_there_and_enter_or_esc_hand_the_keys_back(
-    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path, proposals_store: Path
 ) -> None:
     """Bug 6 of the review issue: a reviewer typed a note, then pressed A to accept; the "a" went
     into the note ("keyboard-note-1aa") and nothing was decided. Letters in the field are the
     note's; Enter or Esc keeps the note and gives the keys back to the card."""
-    server, page, queue = _review_as_ann(start_studio, browser, tmp_path)
+    server, page, queue = _review_as_ann(start_studio, browser, tmp_path, proposals_store)
     note = page.get_by_role("textbox", name="Note")
     note.click()
     page.keyboard.type("keyboard-note-1 ax")  # letters that are also shortcuts, typed in the field
@@ -137,7 +149,9 @@ def test_letters_typed_in_the_note_stay_there_and_enter_or_esc_hand_the_keys_bac
 
     with Store(server.db) as store:  # the studio lets go of an idle store: no need to stop it
         events = [
-            (e.item_id, e.action, e.note) for item in queue[:2] for e in store.item_history(item)
+            (e.item_id, e.action, e.note)
+            for item in queue[:2]
+            for e in store.queue(PROPOSAL).history(item)
         ]
     assert events == [
         (queue[0], DecisionAction.REJECT, "keyboard-note-1 ax"),
@@ -167,7 +181,7 @@ def test_selecting_a_blueprint_row_opens_it_in_the_editor(
     server.stop()
 
     with Store(server.db) as store:
-        third = store.list_blueprints(limit=3).items[2]
+        third = store.blueprints.list(limit=3).items[2]
     assert third.id in heading
 
 

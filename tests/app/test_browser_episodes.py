@@ -31,7 +31,7 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
         ingest.ensure_seeded(store)
         webshop = [b for b in seed_blueprints() if b.corpus == "webshop"][:4]
         report = rollouts(ReferencePolicy(), as_tasks(webshop).tasks, store, k=1)
-        ids = [e.episode_id for e in store.episodes()]
+        ids = [e.episode_id for e in store.episodes.list()]
     assert report.kept == len(ids) == 4
     server = start_studio()
     page = open_page(browser, f"{server.url}/review?reviewer=ann&queue=episodes")
@@ -85,8 +85,8 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
     server.stop()
 
     with Store(server.db) as store:
-        assert [e.episode_id for e in store.accepted_episodes()] == ids[:2]
-        history = store.queue_history(ids[2], kind="episode")
+        assert [e.episode_id for e in store.episodes.accepted()] == ids[:2]
+        history = store.queue("episode").history(ids[2])
         assert [(e.action.value, e.undone) for e in history] == [("reject", True), ("undo", False)]
         assert history[0].note == "submits a file it never searched"
     # `codesearch export hf-agent` writes exactly the two accepted, replayed in the gym.

@@ -45,7 +45,7 @@ def test_two_correct_one_incorrect_undone_reload_resumes_and_the_card_counts_two
                  "--db", str(db)]) == 0  # fmt: skip
     assert "4 new" in capsys.readouterr().out
     with Store(db) as store:
-        ids = [i.qa_id for i in store.qa_items(dataset_of(out).dataset_id)]
+        ids = [i.qa_id for i in store.qa.items(dataset_of(out).dataset_id)]
     assert len(ids) == 4
 
     server = start_studio()

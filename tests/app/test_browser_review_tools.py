@@ -1,22 +1,21 @@
 """What reviewers expect from the tools they already use (issue 29), walked in a real browser:
 guidelines set on Overview and shown folded on the card, a lead's bulk action with its count,
-confirmation and undo, and search over blueprints and proposals. One server for the file; each
-test on its own page and its own reviewer name."""
+confirmation and undo, and search over blueprints and proposals. One store for the file, on the
+session's shared server; each test on its own page and its own reviewer name."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from browser_support import (
     BROWSER_MARKS,
     UI_TIMEOUT_MS,
+    SharedStudio,
     Studio,
     open_page,
     settle,
-    start_studio_fixture,
 )
 from playwright.sync_api import Browser, Page, expect
 
@@ -49,21 +48,19 @@ def _seed(db: Path) -> None:
         )  # fmt: skip
         studio.propose_into_store(store, MutationEngine(), blueprints[4:], n=2)
         verify_pending(store, workers=1)
-        store.save_guidelines("# Guidelines\n\nAccept a call only when it finds what is asked.")
-        SEEDED["blueprints"] = store.list_blueprints(limit=0).total
-        SEEDED["matching"] = store.list_blueprints(
+        store.guidelines.save("# Guidelines\n\nAccept a call only when it finds what is asked.")
+        SEEDED["blueprints"] = store.blueprints.list(limit=0).total
+        SEEDED["matching"] = store.blueprints.list(
             BlueprintFilters(text=PATTERN_TEXT), limit=0
         ).total
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
-    tmp = tmp_path_factory.mktemp("studio")
-    _seed(tmp / "studio.duckdb")
-    starts = start_studio_fixture(tmp)
-    start = next(starts)
-    yield start()
-    next(starts, None)
+def server(shared_studio: SharedStudio, tmp_path_factory: pytest.TempPathFactory) -> Studio:
+    """The session's server on this file's store (no test of another file runs in between)."""
+    db = tmp_path_factory.mktemp("studio") / "studio.duckdb"
+    _seed(db)
+    return shared_studio.serve(db)
 
 
 def _type_then_click_away(page: Page, box: str, text: str) -> None:

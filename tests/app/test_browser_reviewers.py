@@ -1,23 +1,23 @@
-"""The studio as reviewers live in it (issue 29), walked in a real browser: one server for the
-whole file (a start is the slowest step under load), each test on its own page and its own
-reviewer name so the tests do not lean on each other's state.
+"""The studio as reviewers live in it (issue 29), walked in a real browser: one store for the
+whole file on the session's shared server (seeding it is the slowest step under load), each test
+on its own page and its own reviewer name so the tests do not lean on each other's state.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from browser_support import (
     CHROMIUM,
     UI_TIMEOUT_MS,
+    SharedStudio,
     Studio,
     clipped,
     open_page,
     settle,
-    start_studio_fixture,
 )
 from playwright.sync_api import Browser, Page, expect
 
@@ -53,7 +53,7 @@ def _seed(db: Path) -> None:
         blueprints = studio.all_blueprints(store, BlueprintFilters(), limit=1000)[:6]
         studio.propose_into_store(store, MutationEngine(), blueprints, n=2)
         verify_pending(store, workers=1)
-        report = synthesize("webshop", writer=TemplateWriter(), sink=store, limit=3)
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store.drafts, limit=3)
         items = [store.review_item(i.proposal_id) for i in store.review_queue(limit=50).items]
         SEEDED["drafts"] = list(report.draft_ids)
         SEEDED["failed"] = [
@@ -62,13 +62,11 @@ def _seed(db: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
-    tmp = tmp_path_factory.mktemp("studio")
-    _seed(tmp / "studio.duckdb")
-    starts = start_studio_fixture(tmp)
-    start = next(starts)
-    yield start()
-    next(starts, None)  # stops the server
+def server(shared_studio: SharedStudio, tmp_path_factory: pytest.TempPathFactory) -> Studio:
+    """The session's server on this file's store (no test of another file runs in between)."""
+    db = tmp_path_factory.mktemp("studio") / "studio.duckdb"
+    _seed(db)
+    return shared_studio.serve(db)
 
 
 def _type_pattern_and_click(page: Page, pattern: str, run_button: str) -> None:

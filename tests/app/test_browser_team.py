@@ -33,11 +33,13 @@ pytestmark = [
 ]
 
 _CARD = re.compile(r"Proposal `?([0-9a-f]{10})`? \(#")  # innerText drops the code backticks
-ITEMS = 50
+#: Enough for two votes per item, a reload mid-queue and a few conflicts; each item is two key
+#: presses with a script run after each, so every item costs seconds.
+ITEMS = 20
 
 
 def _team_store(db: Path) -> None:
-    """50 items that ran: 44 seeds' reference calls and 6 mutations; 2 reviews per item."""
+    """ITEMS items that ran: the first seeds' reference calls and 6 mutations; 2 reviews per item."""
     with Store(db) as store:
         ingest.ensure_seeded(store)
         blueprints = studio.all_blueprints(store, BlueprintFilters(), limit=1000)
@@ -120,7 +122,7 @@ def test_two_reviewers_at_once_two_reviews_per_item(
             page.keyboard.press(key)
             decided[who].append((card, key))
             cards[who] = _wait_card_change(page, card)
-        if len(decided["ann"]) == 20 and not reloaded:
+        if len(decided["ann"]) == ITEMS // 2 and not reloaded:
             # Reload mid-queue: the reviewer, the filters and the card come back from the address.
             ann.reload()
             settle(ann)
@@ -129,8 +131,8 @@ def test_two_reviewers_at_once_two_reviews_per_item(
     assert len(decided["ann"]) == len(decided["bob"]) == ITEMS
     for who in ("ann", "bob"):
         assert len({c for c, _ in decided[who]}) == ITEMS, who  # each item once per reviewer
-    # Reference calls run: most cards must have been accepted, not rejected for want of an Accept.
-    assert sum(key == "a" for _, key in decided["ann"]) >= 40
+    # Reference calls run: each of their cards was accepted, not rejected for want of an Accept.
+    assert sum(key == "a" for _, key in decided["ann"]) >= ITEMS - 6
 
     # Overview: each reviewer's counts and their agreement; Conflicts opens from there.
     ann.goto(f"{server.url}/?reviewer=ann")
@@ -138,7 +140,7 @@ def test_two_reviewers_at_once_two_reviews_per_item(
     settle(ann)
     overview = ann.inner_text('[data-testid="stMain"]')
     assert "Percent agreement" in overview and "Krippendorff" in overview, overview[-1500:]
-    assert re.search(r"Items with 2\+ reviews\s+50", overview)
+    assert re.search(rf"Items with 2\+ reviews\s+{ITEMS}", overview)
     conflicts = ann.get_by_role("button", name=re.compile(r"Conflicts \(\d+\)"))
     n_conflicts = int(re.search(r"\d+", conflicts.inner_text()).group(0))  # type: ignore[union-attr]
     assert n_conflicts >= 1

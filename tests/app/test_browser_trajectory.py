@@ -51,10 +51,10 @@ def test_an_episode_opens_by_its_address_pages_goes_back_and_sits_beside_the_oth
     task = Task(bp, corpus_root(bp.corpus))
     with Store(tmp_path / "studio.duckdb") as store:
         ensure_seeded(store)
-        store.save_eval_run(evaluate_agent(ReferencePolicy(), [task], label="one seed"))
+        store.evals.save(evaluate_agent(ReferencePolicy(), [task], label="one seed"))
         long_run = evaluate_agent(Wanderer(), [task], label="one seed",
                                   settings=replace(DEFAULT_SETTINGS, max_turns=TURNS))  # fmt: skip
-        store.save_eval_run(long_run)
+        store.evals.save(long_run)
     server = start_studio()
     address = f"{server.url}/evaluations?reviewer=ann&run={long_run.run_id}&blueprint={bp.id}"
     page = open_page(browser, address)
@@ -65,11 +65,11 @@ def test_an_episode_opens_by_its_address_pages_goes_back_and_sits_beside_the_oth
     expect(content).to_contain_text("Side by side on this blueprint")
     # Side by side: the reference found every expected span in one turn, the wanderer one span
     # in twelve turns.
-    tables = page.locator('[data-testid="stTable"]')
-    runs_table = tables.nth(0).inner_text()
+    tables = page.locator('[data-testid="stTable"]')  # the overall table first, then these two
+    runs_table = tables.nth(1).inner_text()
     assert "wanderer" in runs_table and "reference" in runs_table
     assert f"1 of {len(bp.expected)} expected" in runs_table
-    assert "miss" in tables.nth(1).inner_text() and "hit" in tables.nth(1).inner_text()
+    assert "miss" in tables.nth(2).inner_text() and "hit" in tables.nth(2).inner_text()
     # The first search's findings opened, marked in the corpus files: the screenshot for docs,
     # from the side-by-side view down.
     page.locator('[data-testid="stExpander"] summary').first.click()

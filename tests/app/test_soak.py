@@ -9,7 +9,7 @@ file, which is the Streamlit server's situation):
   page again, which CPython 3.11 cannot do in two threads at once), so their script runs take turns
   under a lock; the sessions still interleave in any order and race for the same items.
 * store curators: threads that follow the page's own flow (`studio.next_item_id`, then
-  `record_decision`, undo of their own last decision) on the app's cached Store with no lock, so the
+  `queue(kind).decide`, undo of their own last decision) on the app's cached Store with no lock, so the
   store sees truly concurrent writers while the pages run.
 
 Every curator keeps its own account of what it was told (recorded, or refused and why). Afterwards
@@ -36,8 +36,10 @@ from streamlit.testing.v1 import AppTest
 from codesearch_core import studio
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
-from codesearch_core.store.types import DecisionEvent, QueueFilters, ReviewSettings
+from codesearch_core.store.filters import QueueFilters
+from codesearch_core.store.types import DecisionEvent, ReviewSettings
 from pages import _shared
 
 PAGE_CURATORS = 4
@@ -108,13 +110,13 @@ def review_through_the_store(
         action = rng.choice(ACTIONS)
         if action == "undo" or current is None:
             try:
-                target, _ = store.undo_last(curator.reviewer)
+                target, _ = store.queue(PROPOSAL).undo(curator.reviewer)
             except StoreError as err:
                 curator.refused.append(("undo", str(err)))
                 continue
             curator.recorded.append(("undo", target))
         else:
-            store.record_decision(current, action, curator.reviewer, seen=None)
+            store.queue(PROPOSAL).decide(current, action, curator.reviewer, seen=None)
             curator.recorded.append((action, current))
 
 
@@ -147,7 +149,7 @@ def review_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[
     release_app_store()
     with Store(db) as store:
         bps = [blueprint(i) for i in range(300)]
-        store.add_blueprints(bps)
+        store.blueprints.add(bps)
         ids = store.add_proposals([proposal(bp, p) for bp in bps for p in ("first", "second")])
         executed(store, ids)
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
@@ -178,7 +180,7 @@ def test_concurrent_curators_lose_no_decision_and_the_state_is_the_replay(
         assert all(a == "undo" and "no decision left to undo" in m for a, m in c.refused), c.refused
 
     with stored(db) as store:
-        history = {item: store.item_history(item) for item in review_db}
+        history = {item: store.queue(PROPOSAL).history(item) for item in review_db}
         events = sorted((e for h in history.values() for e in h), key=lambda e: e.event_id)
         done = sum(len(c.recorded) for c in page + direct)
         assert store.counts().decision_events == len(events) == done

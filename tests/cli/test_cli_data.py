@@ -17,6 +17,7 @@ from store_holder import store_held_elsewhere
 
 from codesearch_core.cli import main
 from codesearch_core.corpora.blueprints import blueprint_to_dict, load_seed_blueprints
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.connect import IDLE_RELEASE_S
 from codesearch_core.store.core import Store
 
@@ -126,14 +127,14 @@ def test_db_import_proposals(db: Path, tmp_path: Path, capsys: pytest.CaptureFix
 def _store_with_decisions(db: Path) -> None:
     with Store(db) as store:
         bps = [blueprint(0), blueprint(1, tool="ripgrep_search", language="go")]
-        store.add_blueprints(bps)
+        store.blueprints.add(bps)
         a, b, c = store.add_proposals(
             [proposal(bps[0], "a"), proposal(bps[0], "b"), proposal(bps[1], "c")]
         )
         executed(store, [a, b, c])
-        store.record_decision(a, "accept", "ann")
-        store.record_decision(b, "reject", "ann")
-        store.record_decision(c, "accept", "ann")
+        store.queue(PROPOSAL).decide(a, "accept", "ann")
+        store.queue(PROPOSAL).decide(b, "reject", "ann")
+        store.queue(PROPOSAL).decide(c, "accept", "ann")
 
 
 def test_db_stats_prints_counts_and_json(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -193,7 +194,7 @@ def test_db_stats_runs_while_the_studio_has_the_store_open(db: Path) -> None:
     """Bug 11 of the review issue: `codesearch db stats` refused to run while the studio was open.
     The studio's store (default idle release) lets go of the file between clicks."""
     with Store(db) as store:
-        store.add_blueprints([blueprint(1)])
+        store.blueprints.add([blueprint(1)])
     with store_held_elsewhere(db, idle_release_s=IDLE_RELEASE_S) as studio:
         done = _db_stats(db)
         assert studio.blueprints() == 1  # the studio goes on using its store
@@ -240,7 +241,7 @@ def test_export_hf_agent_writes_the_accepted_episodes_and_counts_a_gone_corpus(
     rows = [json.loads(x) for x in (out / "hf-agent.jsonl").read_text().splitlines()]
     manifest = json.loads((out / "hf-agent.jsonl.manifest.json").read_text(encoding="utf-8"))
     with Store(db) as store:
-        kept = [e for e in store.episodes(decision="accept") if e.corpus == "webshop"]
+        kept = [e for e in store.episodes.list(decision="accept") if e.corpus == "webshop"]
     # Exactly the accepted episodes whose corpus is here, in order, each with the gym's tool
     # messages; the rejected one is not there.
     assert manifest["extra"]["episode_ids"] == [e.episode_id for e in kept]

@@ -100,7 +100,7 @@ def oracle() -> Iterator[OracleServer]:
 
 def stored_runs(db: Path) -> list[Any]:
     with Store(db) as store:
-        return [store.get_eval_run(r.run_id) for r in store.eval_runs()]
+        return [store.evals.get(r.run_id) for r in store.evals.list()]
 
 
 def test_mutations_on_the_seeds_print_per_tag_scores_and_store_the_run(
@@ -207,7 +207,7 @@ def test_an_empty_set_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["eval", "--engine", "mutations", "--blueprints", "tag:no-such-tag"]) == 2
     assert "nothing to evaluate" in capsys.readouterr().err
     with Store(db) as store:
-        assert store.eval_runs() == []
+        assert store.evals.list() == []
 
 
 def test_stored_runs_are_listed_and_deleted(

@@ -51,4 +51,4 @@ def test_bad_input_is_a_clear_error_and_saves_nothing(
     assert main(["guidelines", "show", "--version", "3", "--db", str(db)]) == 2
     assert "no version 3" in capsys.readouterr().err
     with Store(db) as store:
-        assert store.guideline_versions() == []
+        assert store.guidelines.versions() == []

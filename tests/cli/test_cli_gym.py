@@ -38,8 +38,8 @@ def test_eval_agent_reference_scores_success_on_every_seed_of_both_files_and_sto
     assert overall["success_rate"] == 1.0 and overall["invalid_call_rate"] == 0.0
     assert {"adversarial:pcre2", "plan"} <= set(summary["by_tag"])
     with Store(db) as store:
-        (listed,) = store.eval_runs()
-        run = store.get_eval_run(listed.run_id)
+        (listed,) = store.evals.list()
+        run = store.evals.get(listed.run_id)
     assert run is not None and run.engine == "agent:reference"
     assert len(run.items) == len(tasks.tasks)
     trajectory = json.loads(run.items[0].answers[0].raw_text)
@@ -80,6 +80,40 @@ def test_eval_agent_import_replays_a_file_and_a_wrong_episode_scores_lower(
     assert summary["overall"]["success_rate"] == 0.0
 
 
+def test_eval_agent_beta_and_the_recorded_metrics_reach_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A precise episode: the reference search, then one of its expected spans submitted.
+    bp = next(b for b in seed_blueprints() if b.plan is None and len(b.expected) >= 3)
+    line = {
+        "blueprint_id": bp.id,
+        "turns": [[bp.reference_call.to_dict()]],
+        "submit": [bp.expected[0].to_dict()],
+    }
+    path = tmp_path / "episodes.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    summaries = {}
+    for beta in ("1", "0.5"):
+        argv = ["eval", "--agent", "--engine", "import", "--from", str(path), "--beta", beta]
+        assert main([*argv, "--json", "--db", str(tmp_path / "s.duckdb")]) == 0
+        summaries[beta] = json.loads(capsys.readouterr().out)
+    n = len(bp.expected)
+    for beta, summary in summaries.items():
+        overall = summary["overall"]
+        assert summary["settings"]["beta"] == float(beta)
+        assert overall["mean_precision"] == 1.0
+        assert overall["mean_recall"] == pytest.approx(1 / n)
+        assert overall["mean_calls_per_turn"] == 0.5  # one search over two turns
+        assert overall["mean_evidence_drop"] == pytest.approx((n - 1) / n)
+    # Precision weighs more under beta 0.5: the precise episode earns more there.
+    assert summaries["0.5"]["overall"]["mean_reward"] > summaries["1"]["overall"]["mean_reward"]
+    # Without --json the summary lines name the metrics too.
+    argv = ["eval", "--agent", "--engine", "import", "--from", str(path)]
+    assert main([*argv, "--db", str(tmp_path / "s.duckdb")]) == 0
+    out = capsys.readouterr().out
+    assert "mean_evidence_drop" in out and "mean_precision" in out
+
+
 def test_eval_agent_import_of_an_unknown_blueprint_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,6 +141,7 @@ def test_eval_agent_import_of_an_unknown_blueprint_is_an_error(
         (["--engine", "import"], "--from FILE"),
         (["--engine", "reference", "--max-turns", "0"], "max_turns"),
         (["--engine", "reference", "--parallel", "65"], "max_parallel"),
+        (["--engine", "reference", "--beta", "0"], "beta"),
         (["--engine", "mutations"], "--agent takes the engines"),
         ([], "give --engine"),
     ],

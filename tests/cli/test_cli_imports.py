@@ -63,5 +63,7 @@ def test_the_gym_limits_the_parser_offers_are_the_gyms_defaults() -> None:
 
     assert DEFAULT_SETTINGS.max_turns == gym_cmds.DEFAULT_MAX_TURNS
     assert DEFAULT_SETTINGS.max_parallel == gym_cmds.DEFAULT_PARALLEL
+    assert DEFAULT_SETTINGS.beta == gym_cmds.DEFAULT_BETA
     assert ServerSettings().max_sessions == gym_cmds.DEFAULT_MAX_SESSIONS
+    assert ServerSettings().session_idle_s == gym_cmds.DEFAULT_SESSION_IDLE_S
     assert DEFAULT_MIN_REWARD == rollout_cmds.DEFAULT_MIN_REWARD

@@ -161,7 +161,7 @@ def test_propose_into_the_store_stores_blueprints_then_proposals(tmp_path: Path)
     # Proposing again for the store's own blueprints adds nothing new: same calls, same ids.
     assert main(["propose", "--blueprints", "store", "--n", "2", "--db", str(db)]) == 0
     with Store(db) as store:
-        assert store.list_blueprints().total == 2
+        assert store.blueprints.list().total == 2
         stored = [store.proposals_for_blueprint(i) for i in SEED_IDS]
     assert [len(s) for s in stored] == [2, 2]
     assert sorted(p.proposal.mutation_kind or "" for p in stored[1]) == [

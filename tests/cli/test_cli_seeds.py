@@ -107,6 +107,31 @@ def test_grade_reads_the_call_and_the_blueprint_from_files(
     assert "span_f1=1.000" in out
 
 
+def test_grade_honours_supporting_spans(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # The two .ts hooks the text search also finds, marked supporting: no longer extras.
+    bp = next(b for b in load_seed_blueprints() if b.id == USE_EFFECT_SEED)
+    d = blueprint_to_dict(bp)
+    context = [("src/web/hooks/useDebounce.ts", 5), ("src/web/hooks/useInventory.ts", 15)]
+    d["expected"] += [
+        {"path": p, "start_line": n, "end_line": n, "supporting": True} for p, n in context
+    ]
+    bp_file = tmp_path / "bp.json"
+    bp_file.write_text(json.dumps(d), encoding="utf-8")
+    argv = ("grade", "--blueprint", f"@{bp_file}", "--call", json.dumps(TEXT_CALL))
+    code, out, _ = run_cli(capsys, *argv, "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["diff"]["extras"] == [] and report["diff"]["misses"] == []
+    assert [(x["expected"]["path"], x["expected"]["supporting"]) for x in
+            report["diff"]["supporting"]] == [(p, True) for p, _ in context]  # fmt: skip
+    g = report["grade"]
+    assert (g["n_predicted"], g["n_expected"], g["n_matched"]) == (4, 4, 4)
+    assert g["file_iou"] == 1.0 and g["span_precision"] == g["span_recall"]
+    code, text, _ = run_cli(capsys, *argv)
+    assert code == 0 and "extra" not in text
+    assert "context src/web/hooks/useDebounce.ts:5  <- " in text
+
+
 def test_grade_accepts_a_plan_and_charges_effort(capsys: pytest.CaptureFixture[str]) -> None:
     narrow = {"name": "ripgrep_search", "arguments": {"pattern": "useEffect", "file_types": ["ts"]}}
     plan = {"steps": [{"call": narrow}, {"call": USE_EFFECT_CALL, "restrict_to_previous": True}]}

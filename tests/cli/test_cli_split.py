@@ -26,7 +26,7 @@ def db(tmp_path: Path) -> Path:
 
 def held(db: Path) -> set[str]:
     with Store(db) as store:
-        page = store.list_blueprints(BlueprintFilters(split="eval"), limit=1000)
+        page = store.blueprints.list(BlueprintFilters(split="eval"), limit=1000)
     return {bp.id for bp in page.items}
 
 

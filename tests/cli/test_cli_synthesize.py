@@ -25,7 +25,7 @@ def test_synthesize_webshop_writes_30_distinct_verified_drafts(
     assert report["kept"] >= 30 and len(set(report["drafts"])) == report["kept"]
     assert report["verified"] >= report["deduplicated"] >= report["kept"]
     with Store(db) as store:
-        drafts, total = store.list_drafts(limit=100)
+        drafts, total = store.drafts.list(limit=100)
     assert total == report["kept"]
     assert len({d.findings_hash for d in drafts}) == total
 
@@ -111,6 +111,6 @@ def test_ctrl_c_with_json_prints_what_was_kept_and_exits_130(tmp_path: Path) -> 
     assert report["stopped"] is True and report["kept"] == len(report["drafts"])
     assert "Traceback" not in run.terminal
     with Store(db) as store:
-        drafts, total = store.list_drafts(status=None, corpus="big", limit=100_000)
+        drafts, total = store.drafts.list(status=None, corpus="big", limit=100_000)
     assert total == report["kept"] > 0
     assert {d.id for d in drafts} == set(report["drafts"])

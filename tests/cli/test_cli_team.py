@@ -12,7 +12,7 @@ from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.access import Actor, Mode, Role, load_settings
 from codesearch_core.cli import main
-from codesearch_core.store import Store, utc_now
+from codesearch_core.store import PROPOSAL, Store, utc_now
 
 pytestmark = pytest.mark.usefixtures("fixtures_corpus")
 
@@ -23,12 +23,12 @@ def test_audit_prints_who_did_what_and_filters_by_time_actor_and_action(
     db = tmp_path / "studio.duckdb"
     with Store(db) as store:
         bp = blueprint(0)
-        store.add_blueprints([bp])
+        store.blueprints.add([bp])
         ids = store.add_proposals([proposal(bp, "a")])
         executed(store, ids)
         ann = store.acting_as(Actor("ann@x", Mode.OIDC))
         ann.sign_in(load_settings({}, {"auth": "oidc"}))
-        ann.record_decision(ids[0], "reject", "ann@x", note="matches too much")
+        ann.queue(PROPOSAL).decide(ids[0], "reject", "ann@x", note="matches too much")
     assert main(["db", "audit", "--db", str(db), "--json", "--action", "decision"]) == 0
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert (row["actor"], row["role"], row["mode"], row["action"], row["target"]) == (

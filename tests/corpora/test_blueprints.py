@@ -60,6 +60,25 @@ def test_a_valid_dict_becomes_a_blueprint_and_round_trips() -> None:
     assert blueprint_from_dict(blueprint_to_dict(bp)) == bp
 
 
+def test_a_supporting_mark_round_trips_and_an_unmarked_span_is_written_as_before() -> None:
+    spans = [
+        {"path": "tools/sites.py", "start_line": 26, "end_line": 26},
+        {"path": "tools/sites.py", "start_line": 3, "end_line": 4, "supporting": True},
+        {"path": "tools/other.py", "start_line": 9, "end_line": 9, "supporting": False},
+    ]
+    bp = blueprint_from_dict(bp_dict(expected=spans))
+    assert [s.supporting for s in bp.expected] == [False, True, False]
+    assert bp.essential == (Span("tools/sites.py", 26, 26), Span("tools/other.py", 9, 9))
+    # `false` is the default, so it is not written back; the mark is.
+    assert blueprint_to_dict(bp)["expected"] == [
+        spans[0],
+        spans[1],
+        {"path": "tools/other.py", "start_line": 9, "end_line": 9},
+    ]
+    again = blueprint_from_dict(blueprint_to_dict(bp))
+    assert [s.supporting for s in again.expected] == [False, True, False]
+
+
 def test_optional_fields_take_defaults_and_empty_notes_are_left_out() -> None:
     d = bp_dict()
     for key in ("tags", "difficulty", "notes"):
@@ -117,6 +136,10 @@ def test_split_eval_round_trips_and_train_is_left_out_of_the_line() -> None:
         ({"expected": [{"path": "src\\x.py", "start_line": 1, "end_line": 1}]}, "expected[0].path"),
         ({"expected": [{"path": "a.py", "start_line": 1}]}, "expected[0]"),
         ({"expected": [{"path": "a.py", "start_line": 1, "end_line": 1, "col": 2}]}, "expected[0]"),
+        (
+            {"expected": [{"path": "a.py", "start_line": 1, "end_line": 1, "supporting": "yes"}]},
+            "expected[0].supporting",
+        ),
         (
             {"expected": [{"path": "a.py", "start_line": 1, "end_line": 1}] * 2},
             "expected[1]",

@@ -35,15 +35,15 @@ def test_the_queues_settled_decisions_make_the_cards_estimate(
     dataset = dataset_of(built_copy)
     with Store(db) as store:
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
-        ids = [i.qa_id for i in store.qa_items(dataset.dataset_id)]
+        ids = [i.qa_id for i in store.qa.items(dataset.dataset_id)]
         assert len(ids) == 6 and all(i.dataset.folder == str(built_copy.resolve())
-                                     for i in store.qa_items(dataset.dataset_id))  # fmt: skip
+                                     for i in store.qa.items(dataset.dataset_id))  # fmt: skip
         for qa_id, (ann, bob) in zip(ids, [("accept", "accept"), ("accept", "accept"),
                                            ("reject", "reject"), ("accept", "reject"),
                                            ("accept", None)], strict=False):  # fmt: skip
-            store.record_decision(qa_id, ann, "ann", kind=QA)
+            store.queue(QA).decide(qa_id, ann, "ann")
             if bob:
-                store.record_decision(qa_id, bob, "bob", note="wrong span", kind=QA)
+                store.queue(QA).decide(qa_id, bob, "bob", note="wrong span")
     text = _card(built_copy, db, capsys)
     # Settled: 2 correct, 1 incorrect; one conflict, one half-reviewed and one untouched: open.
     _low, high = proportion_confint(2, 3, alpha=0.05, method="wilson")
@@ -70,7 +70,7 @@ def test_the_queues_settled_decisions_make_the_cards_estimate(
 
     # An undo in the queue is undone on the card too.
     with Store(db) as store:
-        store.undo_last("bob", item_id=ids[2], kind=QA)
+        store.queue(QA).undo("bob", item_id=ids[2])
     assert "From 3 reviewed" in _card(built_copy, db, capsys)
     assert (built_copy / "qa/rejected.txt").read_text().split() == [ids[5].split(".", 1)[1]]
 
@@ -82,14 +82,14 @@ def test_resampling_says_what_it_kept_and_replaced(
     assert _sample(built_copy, db) == 0
     assert "QA queue" in capsys.readouterr().out
     with Store(db) as store:
-        first = store.lease_next(None, "ann", kind=QA)
+        first = store.queue(QA).lease_next(None, "ann")
         assert first is not None
-        store.record_decision(first, "accept", "ann", kind=QA)
+        store.queue(QA).decide(first, "accept", "ann")
     assert _sample(built_copy, db, "--seed", "5") == 0
     said = capsys.readouterr().out
     assert "1 with decisions kept" in said and "new" in said
     with Store(db) as store:
-        items = store.qa_items(dataset_of(built_copy).dataset_id)
+        items = store.qa.items(dataset_of(built_copy).dataset_id)
         assert first in {i.qa_id for i in items} and len(items) in (6, 7)
 
 

@@ -121,7 +121,7 @@ def test_a_lone_surrogate_in_a_call_is_invalid_or_works_everywhere(
     assert proposal.call is not None
     assert proposal.call.call_hash
     with Store(tmp_path / "studio.duckdb") as store:
-        store.add_blueprints([blueprint(1)])
+        store.blueprints.add([blueprint(1)])
         store.add_proposals([proposal])
     verify_one(run_in(corpus, proposal))
 

@@ -22,7 +22,7 @@ from export_support import (
 )
 
 from codesearch_core.engines.mutations import MutationEngine
-from codesearch_core.export.records import EPISODE_FORMATS, ExportFormat
+from codesearch_core.export.records import EPISODE_FORMATS, GYM_FORMATS, ExportFormat
 from codesearch_core.export.writers import export
 from codesearch_core.gym import (
     ReferencePolicy,
@@ -48,10 +48,10 @@ def seed_exports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("seed_exports")
     blueprints = seed_blueprints()
     with Store(folder.parent / f"{folder.name}.duckdb") as store:
-        store.add_blueprints(blueprints)
+        store.blueprints.add(blueprints)
         store.add_proposals(MutationEngine().propose(blueprints, n=4))
         verify_pending(store, workers=1)
-        for fmt in set(ExportFormat) - EPISODE_FORMATS:  # the gym's episodes: episode_exports
+        for fmt in set(ExportFormat) - GYM_FORMATS:  # the gym's: episode_exports, tests/gym
             out = folder / f"{fmt.value}.jsonl"
             assert export(store, fmt, out, include_reference=True).rows > 0, fmt.value
     return folder
@@ -101,7 +101,7 @@ def episode_exports(tmp_path_factory: pytest.TempPathFactory) -> EpisodeExports:
         recorded = read_recorded(_parallel_episode(chosen[0], folder.parent))
         assert rollouts(ReplayPolicy(list(recorded)), chosen[:1], store, min_reward=0.0).kept == 1
         review_episodes(store)
-        episodes = {e.episode_id: e for e in store.episodes()}
+        episodes = {e.episode_id: e for e in store.episodes.list()}
         replays = {}
         for fmt in sorted(EPISODE_FORMATS):
             manifest, replays[fmt.value] = export_episodes(

@@ -18,7 +18,7 @@ def test_a_card_lists_each_export_in_the_folder_and_spares_a_foreign_readme(
 ) -> None:
     with Store(tmp_path / "studio.duckdb") as store:
         bp = blueprint(1)
-        store.add_blueprints([bp])
+        store.blueprints.add([bp])
         executed(store, store.add_proposals([proposal(bp, "a")]))
         folder = tmp_path / "exports"
         export(store, "xlam", folder / "a.jsonl", include_reference=True, license="cc-by-4.0")

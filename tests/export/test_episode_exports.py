@@ -20,11 +20,13 @@ from export_support import (
     EpisodeExports,
     Loader,
     openai_validator,
+    review_episodes,
     turns_text,
 )
 
 from codesearch_core.export.records import EPISODE_FORMATS, ExportFormat
-from codesearch_core.store import StoredEpisode
+from codesearch_core.gym import export_episodes
+from codesearch_core.store import Store, StoredEpisode
 
 Calls = list[list[dict[str, Any]]]
 
@@ -201,3 +203,55 @@ def test_the_card_counts_turns_calls_and_tools_per_episode(episode_exports: Epis
         assert "submit 1 (1-1)" in section  # every episode submits once
     info = json.loads((episode_exports.folder / "dataset_info.json").read_text(encoding="utf-8"))
     assert info["sharegpt-agent"]["file_name"] == "sharegpt-agent.jsonl"
+
+
+def test_the_meta_of_an_exported_episode_holds_its_recorded_metrics(
+    episode_exports: EpisodeExports, tmp_path: Path
+) -> None:
+    folder = episode_exports.folder
+    out = tmp_path / "hf-agent.jsonl"
+    with Store(folder.parent / f"{folder.name}.duckdb") as store:
+        export_episodes(store, ExportFormat.HF_AGENT, out, with_meta=True)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len(episode_exports.episodes)
+    for row in rows:
+        meta = row["meta"]
+        stored = episode_exports.episodes[meta["episode_id"]]
+        assert meta["metrics"] == stored.trajectory["info"]["metrics"]
+        assert set(meta["metrics"]) == {
+            "precision", "recall", "calls_per_turn", "evidence_seen", "evidence_drop",
+        }  # fmt: skip
+        # Recorded beside the reward, not summed into it: the reference found and kept it all.
+        assert meta["metrics"]["recall"] == 1.0 and meta["metrics"]["evidence_drop"] == 0.0
+
+
+def test_the_reviewers_step_labels_are_in_every_agent_layouts_metadata(tmp_path: Path) -> None:
+    from codesearch_core.gym import ReferencePolicy, as_tasks, correct_step, rollouts
+    from codesearch_core.gym import seed_blueprints as gym_seeds
+
+    plan = next(t for t in as_tasks(gym_seeds()).tasks if t.blueprint.plan is not None)
+    with Store(tmp_path / "s.duckdb") as store:
+        assert rollouts(ReferencePolicy(), [plan], store, k=1).kept == 1
+        (episode,) = store.episodes.list()
+        ep = episode.episode_id
+        for reviewer, label in (("ann", "useful"), ("bob", "redundant"), ("cy", "useful")):
+            store.steps.label(ep, 1, 1, label, reviewer)
+        store.steps.label(ep, 2, 1, "wrong", "ann")
+        edit = {"name": "ripgrep_search", "arguments": {"pattern": "users"}}
+        fixed = correct_step(store, ep, 2, edit).corrected
+        review_episodes(store)
+        for fmt in sorted(EPISODE_FORMATS):
+            out = tmp_path / f"{fmt.value}.jsonl"
+            export_episodes(store, fmt, out, with_meta=True)
+            metas = {
+                m["episode_id"]: m
+                for m in (json.loads(line)["meta"] for line in out.read_text().splitlines())
+            }
+            assert metas[ep]["steps"] == [
+                {"turn": 1, "call": 1, "counts": {"useful": 2, "redundant": 1}, "label": "useful"},
+                {"turn": 2, "call": 1, "counts": {"wrong": 1}, "label": "wrong"},
+            ], fmt.value
+            assert "corrected_from" not in metas[ep]
+            corrected = metas[fixed.episode_id]
+            assert (corrected["corrected_from"], corrected["corrected_turn"]) == (ep, 2)
+            assert corrected["steps"] == []

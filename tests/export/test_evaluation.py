@@ -72,12 +72,12 @@ def test_the_reference_scores_full_marks_and_mutations_less_per_tag(tmp_path: Pa
     assert {f.span for f in first.answers[0].findings} >= set(expected)
 
     with Store(tmp_path / "s.duckdb") as store:
-        assert store.save_eval_run(best) and store.save_eval_run(worse)
-        assert not store.save_eval_run(best)  # saving a run twice stores it once
-        listed = store.eval_runs()
+        assert store.evals.save(best) and store.evals.save(worse)
+        assert not store.evals.save(best)  # saving a run twice stores it once
+        listed = store.evals.list()
         assert [r.engine for r in listed] == ["mutations", "reference"]  # newest first
         assert listed[0].items == ()  # listing reads the summaries only
-        runs = {r.engine: store.get_eval_run(r.run_id) for r in listed}
+        runs = {r.engine: store.evals.get(r.run_id) for r in listed}
         trail = [e.action for e in store.audit_log()]
     stored_best = runs["reference"]
     assert stored_best is not None and stored_best.items == best.items
@@ -134,7 +134,7 @@ def test_runs_saved_as_json_by_the_first_version_are_imported_once(tmp_path: Pat
     with Store(tmp_path / "s.duckdb") as store:
         report = import_json_runs(store, folder)
         again = import_json_runs(store, folder)
-        stored = store.get_eval_run(run.run_id)
+        stored = store.evals.get(run.run_id)
     assert report.imported == (run.run_id,) and report.unreadable == ("notes.json",)
     assert again.imported == () and again.already == (run.run_id,)
     assert isinstance(stored, EvalRun) and stored.created_at == run.created_at

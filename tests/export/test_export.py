@@ -27,8 +27,9 @@ from codesearch_core.errors import InputFileError
 from codesearch_core.export.formats import OPENAI_TOOLS, xlam_tools
 from codesearch_core.export.writers import ExportFormat, export, manifest_path, preview
 from codesearch_core.models import CounterCall, Plan, PlanStep, Proposal, sha256_hex
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
-from codesearch_core.store.types import QueueFilters
+from codesearch_core.store.filters import QueueFilters
 from codesearch_core.tools.schemas import (
     AST_GREP_PATTERN_ARGUMENTS,
     AST_GREP_RULE_ARGUMENTS,
@@ -74,7 +75,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
         blueprint(2),
         blueprint(3, language="go", intent="Find the café handlers"),
     ]
-    s.add_blueprints(bps)
+    s.blueprints.add(bps)
     ids: dict[str, str] = {}
     for name, prop, action, f1 in [
         ("A", proposal(bps[0], "good", engine="vllm", model="qwen"), "accept", 0.9),
@@ -87,7 +88,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
         ids[name] = _add(s, prop)
         if f1 is not None:
             s.record_execution_and_grade(ids[name], run_ok(finding()), grade(f1), reward(f1))
-        s.record_decision(ids[name], action, "ann", note=f"{name} noted")
+        s.queue(PROPOSAL).decide(ids[name], action, "ann", note=f"{name} noted")
     reference = bps[1].reference_call
     f = Proposal(
         blueprint_id=bps[1].id,
@@ -99,7 +100,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
     )
     ids["F"] = _add(s, f)
     s.record_execution_and_grade(ids["F"], run_ok(finding()), grade(1.0), reward(1.0))
-    s.record_decision(ids["F"], "accept", "bob")
+    s.queue(PROPOSAL).decide(ids["F"], "accept", "bob")
     s.add_proposals([proposal(bps[2], "undecided")])
     s.ids = ids  # type: ignore[attr-defined]
     yield s
@@ -331,9 +332,9 @@ def test_a_blueprints_counter_calls_are_rejected_answers_in_the_pairs(
 ) -> None:
     # bp-002 had nothing decided, so no pair; with counter-calls it has one per counter-call,
     # the reference call chosen.
-    bp = next(b for b in store.get_blueprints(["bp-002"]))
+    bp = next(b for b in store.blueprints.get_many(["bp-002"]))
     wrong = CounterCall(rg_call("handler_2"), "a text search also finds the comment")
-    store.upsert_blueprint(dataclasses.replace(bp, counter_calls=(wrong,)))
+    store.blueprints.upsert(dataclasses.replace(bp, counter_calls=(wrong,)))
     out = tmp_path / "pairs.jsonl"
     manifest = export(store, ExportFormat.PAIRS, out, with_meta=True)
     assert load_jsonl(out).num_rows == manifest.rows == 5
@@ -347,9 +348,9 @@ def test_a_blueprints_counter_calls_are_rejected_answers_in_the_pairs(
 
 
 def test_a_plan_blueprints_reference_is_no_single_call_gold(store: Store, tmp_path: Path) -> None:
-    bp = next(b for b in store.get_blueprints(["bp-002"]))
+    bp = next(b for b in store.blueprints.get_many(["bp-002"]))
     plan = Plan((PlanStep(rg_call("handler_2")), PlanStep(bp.reference_call, True)))
-    store.upsert_blueprint(dataclasses.replace(bp, plan=plan))
+    store.blueprints.upsert(dataclasses.replace(bp, plan=plan))
     out = tmp_path / "xlam.jsonl"
     manifest = export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
     assert "bp-002" not in {r["meta"]["blueprint_id"] for r in _read(out)}
@@ -368,10 +369,10 @@ def test_the_skipped_blueprints_are_counted_under_the_exports_own_filters(
 ) -> None:
     # bp-002 a plan, bp-003 held out: each filter below reads rows of some blueprints only, and
     # the manifest may count as skipped only those.
-    bp = next(b for b in store.get_blueprints(["bp-002"]))
+    bp = next(b for b in store.blueprints.get_many(["bp-002"]))
     plan = Plan((PlanStep(rg_call("handler_2")), PlanStep(bp.reference_call, True)))
-    store.upsert_blueprint(dataclasses.replace(bp, plan=plan))
-    assert store.set_split(["bp-003"], "eval") == 1
+    store.blueprints.upsert(dataclasses.replace(bp, plan=plan))
+    assert store.blueprints.set_split(["bp-003"], "eval") == 1
     out = tmp_path / "xlam.jsonl"
 
     def skipped(include_reference: bool = True, **filters: Any) -> dict[str, int]:
@@ -400,7 +401,7 @@ def test_the_skipped_blueprints_are_counted_under_the_exports_own_filters(
 
 
 def test_the_eval_split_is_held_out_of_exports_unless_asked(store: Store, tmp_path: Path) -> None:
-    assert store.set_split(["bp-000"], "eval") == 1
+    assert store.blueprints.set_split(["bp-000"], "eval") == 1
     out = tmp_path / "xlam.jsonl"
     held = export(store, ExportFormat.XLAM, out, include_reference=True, with_meta=True)
     assert "bp-000" not in {r["meta"]["blueprint_id"] for r in _read(out)}

@@ -9,7 +9,7 @@ from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.access import AccessDenied, Actor, Mode, load_settings
 from codesearch_core.export.writers import export, preview
-from codesearch_core.store import AuditFilters, Store
+from codesearch_core.store import PROPOSAL, AuditFilters, Store
 
 
 def test_an_annotator_cannot_export_or_preview_a_lead_can_and_it_is_audited(
@@ -18,10 +18,10 @@ def test_an_annotator_cannot_export_or_preview_a_lead_can_and_it_is_audited(
     settings = load_settings({}, {"auth": "proxy", "proxy_header": "X-User", "leads": ["lee"]})
     with Store(tmp_path / "studio.duckdb") as store:
         bp = blueprint(0)
-        store.add_blueprints([bp])
+        store.blueprints.add([bp])
         ids = store.add_proposals([proposal(bp, "a")])
         executed(store, ids)
-        store.record_decision(ids[0], "accept", "someone")
+        store.queue(PROPOSAL).decide(ids[0], "accept", "someone")
         ann = store.acting_as(Actor("ann", Mode.PROXY))
         ann.sign_in(settings)
         out = tmp_path / "exports" / "x.jsonl"

@@ -17,6 +17,7 @@ from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.errors import StoreError
 from codesearch_core.export.writers import ExportFormat, export, export_path, write_jsonl_atomic
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
 from codesearch_core.tools.schemas import parse_tool_call
 
@@ -93,7 +94,7 @@ _DISK_FULL = textwrap.dedent(
     from codesearch_core.errors import StoreError
     from codesearch_core.export.writers import ExportFormat, export
     from codesearch_core.store.core import Store
-    from codesearch_core.store.types import QueueFilters
+    from codesearch_core.store.filters import QueueFilters
 
     store = Store(sys.argv[1])
     filters = QueueFilters(language=sys.argv[4] or None)
@@ -118,11 +119,11 @@ def previous_export(tmp_path: Path) -> tuple[Path, Path]:
         bps = [
             blueprint(i, intent=f"Find the calls to handler_{i} " + "x" * 200) for i in range(40)
         ]
-        store.add_blueprints(bps)
+        store.blueprints.add(bps)
         ids = store.add_proposals([proposal(bp) for bp in bps])
         executed(store, ids)
         for pid in ids:
-            store.record_decision(pid, "accept", "ann")
+            store.queue(PROPOSAL).decide(pid, "accept", "ann")
         export(store, ExportFormat.XLAM, out)
     return db, out
 
@@ -204,10 +205,10 @@ def test_a_reference_call_that_cannot_run_is_no_gold_answer(tmp_path: Path) -> N
         {"name": "ripgrep_search", "arguments": {"pattern": "h", "paths": ["../../etc"]}}
     )
     with Store(tmp_path / "studio.duckdb") as store:
-        store.add_blueprints([blueprint(0), replace(bad, reference_call=escaping)])
+        store.blueprints.add([blueprint(0), replace(bad, reference_call=escaping)])
         rejected = store.add_proposals([proposal(bad, "x")])
         executed(store, rejected, f1=0.0)
-        store.record_decision(rejected[0], "reject", "ann")
+        store.queue(PROPOSAL).decide(rejected[0], "reject", "ann")
         manifest = export(store, ExportFormat.XLAM, tmp_path / "x.jsonl", include_reference=True)
         assert manifest.rows == 1 and manifest.counts["reference_outside_corpus"] == 1
         pairs = export(store, ExportFormat.PAIRS, tmp_path / "p.jsonl")

@@ -12,8 +12,10 @@ from store_helpers import blueprint, finding, grade, proposal, reward, run_ok
 
 from codesearch_core.corpora.blueprints import load_seed_blueprints
 from codesearch_core.engines.mutations import MutationEngine
-from codesearch_core.export.records import MIN_MARGIN, RANKED, ExportCounts, ExportFormat, records
+from codesearch_core.export.episode_rows import ExportCounts
+from codesearch_core.export.records import MIN_MARGIN, RANKED, ExportFormat, records
 from codesearch_core.export.writers import export
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
 from codesearch_core.verify.pending import verify_pending
 
@@ -23,7 +25,7 @@ def test_reviewed_and_unreviewed_answers_pair_with_the_best_accepted_one(
 ) -> None:
     with Store(tmp_path / "studio.duckdb") as store:
         bp = blueprint(1)
-        store.add_blueprints([bp])
+        store.blueprints.add([bp])
         ids = {}
         for name, total, action in [
             ("best", 0.9, "accept"),
@@ -37,7 +39,7 @@ def test_reviewed_and_unreviewed_answers_pair_with_the_best_accepted_one(
                 ids[name], run_ok(finding()), grade(total), reward(total)
             )
             if action:
-                store.record_decision(ids[name], action, "ann")
+                store.queue(PROPOSAL).decide(ids[name], action, "ann")
         counter = ExportCounts()
         rows = list(records(store, "hf-preference", with_meta=True, counter=counter))
     by_rejected = {r["meta"]["rejected"]["proposal_id"]: r for r in rows}
@@ -71,10 +73,10 @@ def test_the_ranked_manifest_counts_every_blueprint_once(tmp_path: Path, fmt: Ex
     blueprints = [*seed_blueprints(), *(bp for bp in plans[1:2])]
     held = [plans[1].id, next(bp.id for bp in blueprints if bp.plan is None)]
     with Store(tmp_path / "studio.duckdb") as store:
-        store.add_blueprints(blueprints)
+        store.blueprints.add(blueprints)
         store.add_proposals(MutationEngine().propose(blueprints, n=2))
         verify_pending(store, workers=1)
-        assert store.set_split(held, "eval") == 2
+        assert store.blueprints.set_split(held, "eval") == 2
         counts = export(store, fmt, tmp_path / "pairs.jsonl").counts
         stored = store.counts().blueprints
     assert counts["skipped_plan"] == 1 and counts["held_out_eval"] == 2

@@ -184,7 +184,7 @@ def test_a_reward_over_a_stores_blueprints(tmp_path: Path) -> None:
 
     blueprints = seed_blueprints()[:2]
     with Store(tmp_path / "studio.duckdb") as store:
-        store.add_blueprints(blueprints)
+        store.blueprints.add(blueprints)
         fn = CodeSearchReward.from_store(store, [bp.id for bp in blueprints] * 3)
     with fn:
         texts = [_hermes(bp.reference_call) for bp in blueprints]

@@ -27,7 +27,7 @@ from codesearch_core.corpora.blueprints import load_seed_blueprints
 from codesearch_core.corpora.corpus import corpus_root
 from codesearch_core.engines.tool_format import get_tool_format
 from codesearch_core.export.card import FEATURES
-from codesearch_core.export.records import EPISODE_FORMATS, MIN_MARGIN, ExportFormat
+from codesearch_core.export.records import GYM_FORMATS, MIN_MARGIN, ExportFormat
 from codesearch_core.export.writers import export
 from codesearch_core.store.core import Store
 from codesearch_core.tools import observation_text, summary_text
@@ -59,7 +59,7 @@ def _call(function: dict[str, Any]) -> dict[str, Any]:
 
 
 #: The single-call formats (the agent formats are the gym's episodes: tests/export/test_episode_exports.py).
-SINGLE_CALL = [f for f in ExportFormat if f not in EPISODE_FORMATS]
+SINGLE_CALL = [f for f in ExportFormat if f not in GYM_FORMATS]
 
 
 @pytest.mark.parametrize("fmt", SINGLE_CALL, ids=lambda f: f.value)
@@ -146,7 +146,7 @@ def test_the_answer_counts_the_matches_the_observation_shows(tmp_path: Path) -> 
     [bp] = [b for b in load_seed_blueprints() if b.id == "webshop-stripe-mentions-smart-case"]
     out = tmp_path / "hf-chat.jsonl"
     with Store(tmp_path / "studio.duckdb") as store:
-        store.add_blueprints([bp])
+        store.blueprints.add([bp])
         export(store, ExportFormat.HF_CHAT, out, include_reference=True)
     [row] = _rows(tmp_path, ExportFormat.HF_CHAT)
     observation, summary = row["messages"][3]["content"], row["messages"][4]["content"]

@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 from codesearch_core.grading.spans import (
     Matching,
     diff_findings,
+    f_beta,
     file_iou,
     grade,
     grade_and_diff,
     line_coverage,
+    touched,
 )
 from codesearch_core.models import Finding, Grade, Span
 
@@ -339,3 +341,112 @@ def test_coverage_never_scores_above_overlap(predicted: list[Span], expected: li
     assert cover.n_matched == overlap.n_matched
     assert cover.span_f1 <= overlap.span_f1 + 1e-12
     assert 0.0 <= cover.span_precision <= 1.0 and 0.0 <= cover.span_recall <= 1.0
+
+
+# ----------------------------------------------------------------------------- supporting spans
+
+
+def sup(path: str, start: int, end: int | None = None) -> Span:
+    return Span(path, start, start if end is None else end, supporting=True)
+
+
+def test_a_supporting_span_is_neither_required_nor_penalised_as_documented() -> None:
+    # The module docstring's example: b.py:7 is excused, c.py:1 is an extra, a.py:40-41 no miss.
+    expected = [s("a.py", 10, 12), sup("a.py", 40, 41), sup("b.py", 7)]
+    found = [f("a.py", 10, 12), f("b.py", 7), f("c.py", 1)]
+    g, d = grade_and_diff(found, expected)
+    assert (g.n_predicted, g.n_expected, g.n_matched) == (2, 1, 1)
+    assert g.span_precision == 0.5 and g.span_recall == 1.0
+    assert math.isclose(g.span_f1, 2 / 3) and g.file_iou == 0.5
+    assert grade(found, expected) == g
+    assert [e for _, e in d.hits] == [s("a.py", 10, 12)]
+    assert d.misses == () and d.extras == (f("c.py", 1),)
+    assert d.supporting == ((f("b.py", 7), sup("b.py", 7)),)
+    assert diff_findings(found, expected) == d
+
+
+def test_the_same_spans_unmarked_are_all_required_and_extras_cost_precision() -> None:
+    expected = [s("a.py", 10, 12), s("a.py", 40, 41), s("b.py", 7)]
+    found = [f("a.py", 10, 12), f("b.py", 7), f("c.py", 1)]
+    g = grade(found, expected)
+    assert (g.span_precision, g.span_recall) == (2 / 3, 2 / 3)
+    assert grade(found, [sup("a.py", 40, 41), *expected[:1], sup("b.py", 7)]) != g
+
+
+def test_an_essential_span_is_matched_before_a_supporting_one_claims_the_finding() -> None:
+    # One finding on a line both spans hold: it counts for the essential span (recall 1).
+    expected = [sup("a.py", 1, 5), s("a.py", 3)]
+    g = grade([f("a.py", 3)], expected)
+    assert (g.span_precision, g.span_recall, g.n_expected) == (1.0, 1.0, 1)
+
+
+def test_a_supporting_span_excuses_one_finding_only() -> None:
+    g = grade([f("a.py", 1), f("a.py", 2), f("b.py", 9)], [sup("a.py", 1, 2), s("b.py", 9)])
+    assert (g.n_predicted, g.span_precision, g.span_recall) == (2, 0.5, 1.0)
+
+
+def test_a_blueprint_of_only_supporting_spans_expects_nothing() -> None:
+    expected = [sup("a.py", 3), sup("b.py", 4)]
+    assert grade([], expected).span_f1 == 1.0
+    assert grade([f("a.py", 3)], expected).span_f1 == 1.0
+    assert grade([f("a.py", 3), f("c.py", 1)], expected).span_f1 == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans, _spans)
+def test_marking_spans_supporting_never_lowers_precision(
+    predicted: list[Span], expected: list[Span]
+) -> None:
+    marked = [Span(e.path, e.start_line, e.end_line, i % 2 == 0) for i, e in enumerate(expected)]
+    essential = [e for e in marked if not e.supporting]
+    plain, with_marks = grade(predicted, essential), grade(predicted, marked)
+    # The same essential spans, matched alike: what marks add can only excuse findings.
+    if essential:  # (with none, excusing every finding makes nothing-for-nothing: 1)
+        assert with_marks.span_recall == plain.span_recall
+    assert with_marks.n_expected == plain.n_expected and with_marks.n_matched == plain.n_matched
+    assert with_marks.n_predicted <= plain.n_predicted
+    assert with_marks.span_precision >= plain.span_precision
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans, _spans)
+def test_with_marks_the_diff_still_partitions_the_distinct_spans(
+    predicted: list[Span], expected: list[Span]
+) -> None:
+    marked = [Span(e.path, e.start_line, e.end_line, i % 3 == 0) for i, e in enumerate(expected)]
+    findings = [Finding(x.path, x.start_line, 1, x.end_line, 2, 0, 1, "x") for x in predicted]
+    g, d = grade_and_diff(findings, marked)
+    essential = {e for e in marked if not e.supporting}
+    assert len(d.hits) + len(d.misses) == len(essential) == g.n_expected
+    assert len(d.hits) + len(d.extras) + len(d.supporting) == len(set(predicted))
+    assert len(d.hits) + len(d.extras) == g.n_predicted and len(d.hits) == g.n_matched
+    assert all(e.supporting for _, e in d.supporting)
+    assert all(not e.supporting for _, e in d.hits) and all(not e.supporting for e in d.misses)
+
+
+# ----------------------------------------------------------------------------- F-beta, touched
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans, _spans)
+def test_f_beta_one_is_f1_to_the_bit(predicted: list[Span], expected: list[Span]) -> None:
+    g = grade(predicted, expected)
+    assert f_beta(g, 1.0) == g.span_f1
+    assert math.isclose(f_beta(g, 1.0 + 1e-12), g.span_f1, abs_tol=1e-9)
+
+
+def test_f_beta_below_one_weighs_precision_above_recall() -> None:
+    precise = grade([s("a.py", 1)], [s("a.py", 1), s("a.py", 5)])  # P 1, R 0.5
+    greedy = grade([s("a.py", n) for n in (1, 2, 5)], [s("a.py", 1), s("a.py", 5)])  # P 2/3, R 1
+    assert precise.span_f1 < greedy.span_f1
+    assert math.isclose(f_beta(precise, 0.5), 1.25 * 0.5 / (0.25 + 0.5))
+    assert f_beta(precise, 0.5) > f_beta(greedy, 0.5)
+    assert f_beta(precise, 2.0) < f_beta(greedy, 2.0)
+    assert f_beta(grade([], []), 0.5) == 1.0 and f_beta(grade([], [s("a.py", 1)]), 0.5) == 0.0
+
+
+def test_touched_names_the_expected_spans_that_share_a_line_with_any_span() -> None:
+    expected = [s("a.py", 1, 3), s("a.py", 10, 12), s("b.py", 5), s("a.py", 20, 30)]
+    assert touched(expected, [f("a.py", 2), f("a.py", 13, 14), f("a.py", 1, 25)]) == {0, 1, 3}
+    assert touched(expected, [s("a.py", 11), s("b.py", 4), s("b.py", 5, 6)]) == {1, 2}
+    assert touched(expected, [s("c.py", 1, 99)]) == set() and touched([], [s("a.py", 1)]) == set()

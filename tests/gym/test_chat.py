@@ -257,8 +257,8 @@ def test_eval_agent_with_the_openai_engine_stores_the_run_and_prints_the_summary
     assert "agent eval run" in out and "(agent:openai:scripted-agent, n=1," in out
     assert "success_rate       1.0" in out
     with Store(db) as store:
-        (listed,) = store.eval_runs()
-        run = store.get_eval_run(listed.run_id)
+        (listed,) = store.evals.list()
+        run = store.evals.get(listed.run_id)
     assert run is not None and (run.engine, run.model) == ("agent:openai", "scripted-agent")
     assert run.summary["agent"] is True
     assert run.summary["overall"]["episodes"] == len(SEEDS)
@@ -321,8 +321,8 @@ def test_eval_agent_with_vllm_plays_a_tiny_random_model_to_the_end_of_each_episo
     assert overall["mean_turns"] >= 1.0, overall  # the model was asked, and answered
     assert "invalid_call_rate" in overall and "mean_calls" in overall
     with Store(db) as store:
-        (listed,) = store.eval_runs()
-        run = store.get_eval_run(listed.run_id)
+        (listed,) = store.evals.list()
+        run = store.evals.get(listed.run_id)
     assert run is not None and (run.engine, run.model) == ("agent:vllm", str(model))
     infos = [json.loads(i.answers[0].raw_text)["info"] for i in run.items]
     # Junk is prose (no call: `no_call`) or, by chance, calls the environment refuses.
@@ -336,7 +336,7 @@ def test_rollouts_of_a_served_model_keep_its_sampling_settings(
     try:
         with Store(tmp_path / "studio.duckdb") as store:
             assert rollouts(policy, tasks[:1], store).kept == 1
-            [episode] = store.episodes()
+            [episode] = store.episodes.list()
     finally:
         policy.close()
     assert (episode.engine, episode.model) == ("openai", "scripted-agent")

@@ -1,6 +1,7 @@
 """The gym's OpenEnv server, for real: `codesearch gym serve` in a child process on a free port,
-driven by OpenEnv's own WebSocket client (`EnvClient`, typed as `CodeSearchEnvClient`) running the
-real rg / ast-grep. A scripted policy stands in for a model: the blueprint's reference call, then a
+driven by OpenEnv's own WebSocket client (`EnvClient`, typed as `CodeSearchEnvClient`) and by plain
+HTTP sessions (`/session/*`, httpx), running the real rg / ast-grep; `openenv validate` checks the
+running server. A scripted policy stands in for a model: the blueprint's reference call, then a
 submit of its expected spans.
 
 Two servers start at once for the whole module (importing OpenEnv takes its seconds in each: it
@@ -125,6 +126,27 @@ def ws(url: str) -> Any:
                       additional_headers={"Authorization": f"Bearer {TOKEN}"})  # fmt: skip
 
 
+def http(url: str, token: str = TOKEN) -> httpx.Client:
+    """A plain-HTTP client of the server (kept-alive connections, as a trainer's would be)."""
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=START_S)
+
+
+def http_reset(client: httpx.Client, **body: Any) -> dict[str, Any]:
+    answer = client.post("/session/reset", json=body)
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def http_step(client: httpx.Client, sid: str, action: CodeSearchAction) -> dict[str, Any]:
+    answer = client.post("/session/step", json={"session_id": sid, "action": action.model_dump()})
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def http_state(client: httpx.Client, sid: str) -> dict[str, Any]:
+    return dict(client.get("/session/state", params={"session_id": sid}).json())
+
+
 def reference(task: Task) -> CodeSearchAction:
     return action([task.blueprint.reference_call.to_dict()])
 
@@ -174,6 +196,7 @@ def test_a_reference_episode_over_openenvs_client_earns_1(url: str, tasks: list[
         info = last.observation.info
         assert info["end_reason"] == "submitted" and info["turns"] == 2 and info["calls"] == 1
         assert info["components"]["R_find"] == 1.0 and info["components"]["R_submit"] == 1.0
+        assert info["metrics"]["precision"] == 1.0 and info["metrics"]["evidence_drop"] == 0.0
         # The session goes on with the next episode: a reset by index.
         again = env.reset(index=1)
         assert again.observation.blueprint_id == as_tasks(seed_blueprints()).tasks[1].blueprint.id
@@ -233,7 +256,10 @@ def test_a_session_sees_only_the_servers_tasks(url: str) -> None:
         assert env.reset(seed=7).observation.blueprint_id == first  # a seed picks the same task
 
 
-def test_64_concurrent_sessions_each_get_their_own_episode(url: str, tasks: list[Task]) -> None:
+@pytest.mark.parametrize("transport", ["websocket", "http"])
+def test_64_concurrent_sessions_each_get_their_own_episode(
+    url: str, tasks: list[Task], transport: str
+) -> None:
     chosen = tasks[:64]
     expected_text = {t.blueprint.id: in_process_text(t) for t in chosen}
     # Odd sessions submit nothing: a reward of their own, which must not leak to the others.
@@ -246,6 +272,9 @@ def test_64_concurrent_sessions_each_get_their_own_episode(url: str, tasks: list
 
     def play(i: int, task: Task) -> None:
         try:
+            if transport == "http":
+                play_http(i, task)
+                return
             with client(url) as env:
                 env.reset(blueprint_id=task.blueprint.id)
                 barrier.wait()  # every session open at once, then all step together
@@ -261,6 +290,20 @@ def test_64_concurrent_sessions_each_get_their_own_episode(url: str, tasks: list
             errors.append(err)
             barrier.abort()
 
+    def play_http(i: int, task: Task) -> None:
+        with http(url) as session:
+            sid = http_reset(session, blueprint_id=task.blueprint.id)["session_id"]
+            barrier.wait()
+            turn = http_step(session, sid, reference(task))
+            last = http_step(session, sid, answers[i])
+            outcomes[i] = (
+                turn["observation"]["results"][0]["observation"],
+                last["observation"]["info"]["blueprint_id"],
+                last["reward"],
+                http_state(session, sid)["blueprint_id"],
+            )
+            session.post("/session/close", json={"session_id": sid})
+
     threads = [threading.Thread(target=play, args=(i, t)) for i, t in enumerate(chosen)]
     for t in threads:
         t.start()
@@ -272,6 +315,65 @@ def test_64_concurrent_sessions_each_get_their_own_episode(url: str, tasks: list
         bp = task.blueprint.id
         assert (text, info_id, state_id) == (expected_text[bp], bp, bp)
         assert reward == expected_reward[i]
+
+
+# --- plain HTTP sessions --------------------------------------------------------------------------
+
+
+def test_a_plain_http_episode_keeps_its_state_by_session_id(url: str, tasks: list[Task]) -> None:
+    task = tasks[0]
+    with http(url) as session:
+        first = http_reset(session, blueprint_id=task.blueprint.id)
+        sid = first["session_id"]
+        assert first["observation"]["blueprint_id"] == task.blueprint.id and not first["done"]
+        assert [m["role"] for m in first["observation"]["messages"]] == ["system", "user"]
+        turn = http_step(session, sid, reference(task))
+        assert turn["observation"]["results"][0]["observation"] == in_process_text(task)
+        assert not turn["done"] and turn["observation"]["error"] == ""
+        state = http_state(session, sid)
+        assert (state["blueprint_id"], state["turns_used"], state["step_count"]) == (
+            task.blueprint.id, 1, 1)  # fmt: skip
+        assert state["episode_id"] == first["observation"]["episode_id"]
+        last = http_step(session, sid, submit(task))
+        assert last["done"] and last["reward"] == 1.0
+        assert last["observation"]["info"]["turns"] == 2
+        assert session.post("/session/close", json={"session_id": sid}).json()["closed"]
+        gone = session.post("/session/step", json={"session_id": sid, "action": {"calls": []}})
+        assert gone.status_code == 410 and "was closed" in gone.json()["detail"]
+        unknown = session.get("/session/state", params={"session_id": "0" * 32})
+        assert unknown.status_code == 404 and "no session" in unknown.json()["detail"]
+    # OpenEnv's own /reset and /step stay as OpenEnv defines them: stateless.
+    assert http(url).post("/reset", json={}).json()["observation"]["episode_id"]
+
+
+def test_two_interleaved_http_sessions_do_not_mix(url: str, tasks: list[Task]) -> None:
+    a, b = tasks[4], tasks[5]
+    with http(url) as one, http(url) as other:
+        sa = http_reset(one, blueprint_id=a.blueprint.id)["session_id"]
+        sb = http_reset(other, blueprint_id=b.blueprint.id)["session_id"]
+        assert sa != sb
+        # Turns alternate; each session sees only its own task's observations.
+        assert http_step(other, sb, reference(b))["observation"]["results"][0][
+            "observation"] == in_process_text(b)  # fmt: skip
+        assert http_step(one, sa, reference(a))["observation"]["results"][0][
+            "observation"] == in_process_text(a)  # fmt: skip
+        assert http_state(one, sa)["blueprint_id"] == a.blueprint.id
+        assert http_state(other, sb)["turns_used"] == 1
+        # A submits its spans, B submits nothing: each its own reward.
+        last_b = http_step(other, sb, submit(None))
+        assert last_b["reward"] == in_process_reward(b, reference(b), submit(None)) < 1.0
+        assert not http_state(one, sa)["done"]  # B's end is not A's
+        assert http_step(one, sa, submit(a))["reward"] == 1.0
+
+
+def test_openenv_validate_passes_on_the_running_server(servers: dict[str, Served]) -> None:
+    served = servers["plain"].ready()  # no token: OpenEnv's validator sends none
+    openenv = Path(sys.executable).with_name("openenv")
+    done = subprocess.run([str(openenv), "validate", "--url", served.url, "--timeout", "60"],
+                          capture_output=True, text=True, timeout=START_S)  # fmt: skip
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["passed"], report
+    assert report["mode"] == "simulation" and report["summary"]["failed_criteria"] == []
 
 
 def test_a_client_that_disconnects_mid_episode_does_not_affect_others(
@@ -301,6 +403,7 @@ def test_with_a_token_a_request_without_it_gets_401(url: str) -> None:
     wrong = httpx.get(f"{url}/health", headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
     assert httpx.get(f"{url}/health", headers={"Authorization": f"Bearer {TOKEN}"}).is_success
+    assert httpx.post(f"{url}/session/reset", json={}).status_code == 401
     with pytest.raises(ConnectionError, match="401"), client(url, token="") as env:
         env.reset()
     with pytest.raises(ConnectionError, match="401"), client(url, token="nope") as env:

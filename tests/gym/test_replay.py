@@ -26,7 +26,7 @@ from codesearch_core.store import Store, StoredEpisode
 def _played(store: Store, task: Task) -> StoredEpisode:
     assert rollouts(ReferencePolicy(), [task], store).kept == 1
     review_episodes(store)
-    [episode] = store.episodes()
+    [episode] = store.episodes.list()
     return episode
 
 

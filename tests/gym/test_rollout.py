@@ -28,7 +28,7 @@ def test_reference_rollouts_keep_one_episode_per_task_with_provenance(
     tasks = [t for t in seed_tasks.values() if "plan" in t.blueprint.tags][:3]
     with Store(tmp_path / "s.duckdb") as store:
         report = rollouts(ReferencePolicy(), tasks, store, k=3)
-        stored = store.episodes()
+        stored = store.episodes.list()
         assert (report.episodes, report.kept, report.duplicates) == (
             9,
             3,
@@ -54,7 +54,7 @@ def test_episodes_below_the_minimum_reward_are_not_kept(single_task: Task, tmp_p
     with Store(tmp_path / "s.duckdb") as store:
         report = rollouts(ReplayPolicy(list(read_recorded(path))), [single_task], store, k=2)
         assert (report.kept, report.below_min_reward, report.unsolved) == (0, 2, [bp.id])
-        assert store.episodes() == []
+        assert store.episodes.list() == []
 
 
 def test_choose_prefers_fewer_turns_and_calls_among_equal_rewards(
@@ -91,7 +91,7 @@ def test_a_stop_keeps_whole_tasks_and_says_so(seed_tasks: dict[str, Task], tmp_p
     with Store(tmp_path / "s.duckdb") as store:
         report = rollouts(ReferencePolicy(), tasks, store, k=1, stop=stop, workers=2)
         assert report.stopped
-        assert report.kept == len(store.episodes()) < len(tasks)
+        assert report.kept == len(store.episodes.list()) < len(tasks)
 
 
 def test_rollouts_cli_reports_and_db_stats_counts_episodes(
@@ -112,6 +112,16 @@ def test_rollouts_cli_reports_and_db_stats_counts_episodes(
     assert "--k must be 1 to 64" in capsys.readouterr().err
 
 
+def test_rollouts_beta_is_kept_with_each_episode_beside_its_metrics(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    argv = ["rollouts", "--engine", "reference", "--blueprints", "tag:plan", "--beta", "0.5"]
+    assert main([*argv, "--json", "--db", str(db)]) == 0
+    with Store(db) as store:
+        episodes = store.episodes.list()
+    assert episodes and {e.settings["beta"] for e in episodes} == {0.5}
+    assert all(e.trajectory["info"]["metrics"]["evidence_drop"] == 0.0 for e in episodes)
+
+
 def test_ctrl_c_during_rollouts_exits_130_with_the_report_and_a_usable_store(
     tmp_path: Path,
 ) -> None:
@@ -130,4 +140,4 @@ def test_ctrl_c_during_rollouts_exits_130_with_the_report_and_a_usable_store(
     report = json.loads(out)
     assert report["stopped"] is True
     with Store(db) as store:
-        assert len(store.episodes()) == report["kept"] < report["tasks"]
+        assert len(store.episodes.list()) == report["kept"] < report["tasks"]

@@ -34,7 +34,7 @@ def _episodes(db: Path) -> dict[str, tuple[float, list[list[tuple[str, str]]], A
                 ],
                 e.trajectory.get("submit"),
             )
-            for e in store.episodes()
+            for e in store.episodes.list()
         }
 
 

@@ -19,6 +19,7 @@ from codesearch_core.gym.trl_env import (
     component_rewards,
     environment_factory,
     play_turn,
+    routed_environments,
     trl_dataset,
 )
 
@@ -206,7 +207,8 @@ def test_component_rewards_read_the_episode(tasks: dict[str, gym.Task]) -> None:
         play_turn(env, [o.call.to_dict() for o in turn])
     funcs = component_rewards()
     values = {f.__name__: f(environments=[env, object()]) for f in funcs}
-    assert values == {name: [value, None] for name, value in reference.components.items()}
+    recorded = {**reference.components, **reference.metrics}  # the metrics are logged alike
+    assert values == {name: [value, None] for name, value in recorded.items()}
 
 
 def test_trl_dataset_rows_hold_the_prompt_and_the_blueprint(tasks: dict[str, gym.Task]) -> None:
@@ -227,3 +229,64 @@ def test_the_docs_snippet_is_the_one_the_grpo_test_runs() -> None:
         0
     ]
     assert block == ran + "trainer.train()\n"
+
+
+def test_routed_environments_give_each_route_its_class_its_tasks_and_its_rows(
+    tasks: dict[str, gym.Task],
+) -> None:
+    episodes: list[gym.EpisodeResult] = []
+    plan_settings = gym.GymSettings(max_turns=6)
+    factories, rows = routed_environments(
+        {"search": [tasks[b] for b in SIMPLE[:2]], "plan": [tasks[PLAN]]},
+        settings={"plan": plan_settings},
+        log=episodes,
+    )
+    assert list(factories) == ["search", "plan"]
+    assert [(r["environment"], r["blueprint_id"]) for r in rows] == [
+        ("search", SIMPLE[0]),
+        ("search", SIMPLE[1]),
+        ("plan", PLAN),
+    ]
+    # TRL names a get_reward column after the environment's class: one per route.
+    search, plan = factories["search"](), factories["plan"]()
+    assert (type(search).__name__, type(plan).__name__) == ("search", "plan")
+    assert isinstance(plan, CodeSearchToolEnv) and type(search) is not type(plan)
+    assert rows[2]["prompt"] == gym.prompt_messages(tasks[PLAN].blueprint, plan_settings)
+    # The row TRL routes to a route resets its environment; another route's row is refused there.
+    plan.reset(**rows[2])
+    reference = gym.play(gym.ReferencePolicy(), tasks[PLAN], plan_settings)
+    for turn in reference.turns:
+        play_turn(plan, [o.call.to_dict() for o in turn])
+    assert plan.get_reward() == reference.reward and [e.blueprint_id for e in episodes] == [PLAN]
+    with pytest.raises(ValueError, match=SIMPLE[0]):
+        plan.reset(**rows[0])
+    # The component rewards read every route's environments.
+    (find,) = component_rewards(["R_find"])
+    assert find(environments=[plan]) == [reference.components["R_find"]]
+
+
+@pytest.mark.parametrize(
+    ("routes", "says"),
+    [
+        ({}, "no route"),
+        ({"": [PLAN]}, "route name"),
+        ({"a b": [PLAN]}, "route name"),
+        ({"R_find": [PLAN]}, "already a reward"),
+        ({"plan": []}, "has no task"),
+    ],
+)
+def test_routed_environments_refuse_bad_routes(
+    tasks: dict[str, gym.Task], routes: dict[str, list[str]], says: str
+) -> None:
+    with pytest.raises(ValueError, match=says):
+        routed_environments({k: [tasks[b] for b in v] for k, v in routes.items()})
+
+
+def test_the_docs_routed_example_is_the_one_the_grpo_test_runs() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    doc = (repo / "docs" / "gym_trl.md").read_text(encoding="utf-8")
+    test = (repo / "tests" / "gym" / "test_trl_grpo.py").read_text(encoding="utf-8")
+    ran = test.split("# --- docs/gym_trl.md routed: begin\n", 1)[1].split(
+        "# --- docs/gym_trl.md routed: end", 1
+    )[0]
+    assert ran + "trainer.train()\n```" in doc

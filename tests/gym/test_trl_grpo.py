@@ -217,6 +217,85 @@ os._exit(0)
 """.replace("MARK", repr(MARK)).replace("BLUEPRINTS", repr(BLUEPRINTS))
 
 
+# Two routed environments (TRL's dict `environment_factory`, the `environment` column), a scripted
+# model in TRL's own tool loop (the reference's turns, one message each), no `reward_funcs`: the
+# reward is each environment's `get_reward`, logged per route.
+ROUTED = (
+    r"""
+import json, os, time
+t0 = time.monotonic()
+from codesearch_core import gym
+
+found = {t.blueprint.id: t for t in gym.as_tasks(gym.seed_blueprints()).tasks}
+routes = {"search": [found[SEARCH]], "plan": [found[PLAN]]}
+expected = {b: gym.play(gym.ReferencePolicy(), found[b]) for b in (SEARCH, PLAN)}
+script = {found[b].blueprint.intent: [[o.call.to_dict() for o in turn] for turn in r.turns]
+          for b, r in expected.items()}
+
+# --- docs/gym_trl.md routed: begin
+from datasets import Dataset
+from transformers import AutoTokenizer
+from trl import GRPOConfig, GRPOTrainer
+from trl.chat_template_utils import qwen2_5_chat_template
+
+from codesearch_core.gym.trl_env import routed_environments
+
+episodes = []  # every route's finished episodes
+factories, rows = routed_environments(routes, log=episodes)
+tokenizer = AutoTokenizer.from_pretrained(os.environ["TINY_MODEL"])
+tokenizer.chat_template = qwen2_5_chat_template
+trainer = GRPOTrainer(
+    model=os.environ["TINY_MODEL"],
+    processing_class=tokenizer,  # no reward_funcs: each environment's get_reward is the reward
+    train_dataset=Dataset.from_list(rows),  # each row names its route in `environment`
+    environment_factory=factories,
+    args=GRPOConfig(
+        output_dir=os.environ["OUT_DIR"],
+        max_steps=2,
+        per_device_train_batch_size=4,
+        num_generations=2,
+        max_completion_length=2048,
+        max_tool_calling_iterations=gym.DEFAULT_SETTINGS.max_turns,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        seed=0,
+    ),
+)
+# --- docs/gym_trl.md routed: end
+
+def message(calls):
+    blocks = [json.dumps({"name": c["name"], "arguments": c["arguments"]}) for c in calls]
+    return "".join(f"<tool_call>\n{b}\n</tool_call>\n" for b in blocks).rstrip("\n") + "<|im_end|>"
+
+def scripted(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+    out = []
+    for ids in prompt_ids:
+        text = tokenizer.decode(ids)
+        (turns,) = [v for k, v in script.items() if k in text]
+        done = text.count("<|im_start|>assistant") - 1  # the messages this rollout has written
+        reply = message(turns[done]) if done < len(turns) else "Done.<|im_end|>"
+        out.append(tokenizer(reply, add_special_tokens=False)["input_ids"])
+    return out, None
+
+trainer._generate_single_turn = scripted
+trainer.train()
+print(MARK + json.dumps({
+    "total_s": time.monotonic() - t0,
+    "reward_funcs": trainer.reward_func_names,
+    "history": [h for h in trainer.state.log_history if "reward" in h],
+    "episodes": [r.info() for r in episodes],
+    "expected": {b: r.reward for b, r in expected.items()},
+}), flush=True)
+os._exit(0)
+""".replace("MARK", repr(MARK))
+    .replace("SEARCH", repr(BLUEPRINTS[1]))
+    .replace("PLAN", repr("datapipe-plan-users-sql-select-star"))
+)
+
+
 @pytest.fixture(scope="module")
 def long_tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The vLLM tests' tiny Qwen2 with room for 8192 positions: the system prompt and the four
@@ -328,3 +407,48 @@ def test_a_scripted_model_in_trls_tool_loop_plays_turns_and_single_calls(
     assert '"name": "ripgrep_search"' in single_prompt
     assert '"name": "ast_grep_search"' in single_prompt
     assert '"name": "submit"' not in single_prompt
+
+
+@pytest.mark.timeout(600)
+def test_two_routed_environments_train_two_steps_on_their_own_get_reward(
+    long_tiny_model: Path, tmp_path: Path
+) -> None:
+    proc = run_in_vllm_env(
+        ROUTED,
+        timeout=550,
+        env_extra={
+            "TINY_MODEL": str(long_tiny_model),
+            "OUT_DIR": str(tmp_path / "grpo"),
+            "TRL_EXPERIMENTAL_SILENCE": "1",
+        },
+    )
+    assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}"
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
+    assert lines, f"no result line; stderr:\n{proc.stderr[-3000:]}"
+    result = json.loads(lines[-1][len(MARK) :])
+    print(f"routed GRPO, 2 steps: snippet {result['total_s']:.1f} s")
+    # No reward function was given: TRL's only reward sources are the two routes' get_reward.
+    assert result["reward_funcs"] == ["search", "plan"]
+    history, episodes = result["history"], result["episodes"]
+    assert len(history) == 2 and len(episodes) == 8  # 2 steps x 2 prompts x 2 generations
+    expected = result["expected"]
+    assert (
+        expected[BLUEPRINTS[1]] == 1.0 and 0 < expected["datapipe-plan-users-sql-select-star"] < 1
+    )
+    # Both environments were played each step, each episode earned its reference's reward, and
+    # TRL logged each route's mean and their sum as the step's reward.
+    for step, logged in enumerate(history):
+        mine = episodes[4 * step : 4 * step + 4]
+        by_route = {
+            route: [e["reward"] for e in mine if e["blueprint_id"] == blueprint]
+            for route, blueprint in (
+                ("search", BLUEPRINTS[1]),
+                ("plan", "datapipe-plan-users-sql-select-star"),
+            )
+        }
+        assert all(len(rewards) == 2 for rewards in by_route.values())
+        for e in mine:
+            assert e["end_reason"] == "submitted" and e["reward"] == expected[e["blueprint_id"]]
+        for route, rewards in by_route.items():
+            assert logged[f"rewards/{route}/mean"] == pytest.approx(sum(rewards) / 2)
+        assert logged["reward"] == pytest.approx(sum(e["reward"] for e in mine) / 4)

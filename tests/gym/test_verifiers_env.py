@@ -103,6 +103,8 @@ def test_the_reference_agent_earns_the_gym_reward(
         assert trace.reward == pytest.approx(expected)
         assert trace.rewards["episode_reward"].score == pytest.approx(expected)
         assert trace.metrics["R_find"] == 1.0 and trace.metrics["submitted"] == 1.0
+        # The recorded metrics ride along as metrics (weight 0): all found, all kept.
+        assert trace.metrics["recall"] == 1.0 and trace.metrics["evidence_drop"] == 0.0
         gym = trace.info["gym"]
         assert gym["info"]["end_reason"] == "submitted"
         # Every turn but the last went back to the model as tool messages: the gym's observations.
@@ -189,3 +191,11 @@ def test_a_blueprints_file_is_a_taskset_too(tmp_path: Any, tasks: list[Task]) ->
     (row,) = list(env.taskset)
     assert row.data.id == plan_id and row.data.max_turns == 2
     assert "at most 2 turns" in row.data.system_prompt
+
+
+def test_beta_reaches_every_row_and_a_bad_one_fails_early() -> None:
+    env = verifiers_env.load_environment(blueprints="seeds", beta=0.5)
+    rows = list(env.taskset)
+    assert rows and {r.data.beta for r in rows} == {0.5}
+    with pytest.raises(ValueError, match="beta"):
+        verifiers_env.load_environment(beta=0.0)

@@ -55,7 +55,7 @@ def store(tmp_path: Path) -> Any:
 
 def test_the_same_proposal_twice_in_a_file_is_stored_once(store: Store, tmp_path: Path) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     path = jsonl(tmp_path / "p.jsonl", proposal_row(bp, "a"), proposal_row(bp, "a"))
     report = import_proposals_jsonl(store, path)
     assert (report.new, report.existing) == (1, 1)
@@ -110,7 +110,7 @@ def test_importing_a_blueprint_whose_expected_file_does_not_exist_is_flagged(
 def test_a_deeply_nested_line_is_an_error_naming_the_line(
     store: Store, tmp_path: Path, kind: str
 ) -> None:
-    store.add_blueprints([blueprint(1)])
+    store.blueprints.add([blueprint(1)])
     path = jsonl(tmp_path / "x.jsonl", "[" * 100_000 + "]" * 100_000)
     with pytest.raises(InputFileError, match=":1: "):
         if kind == "blueprints":
@@ -124,7 +124,7 @@ def test_a_lone_surrogate_in_imported_raw_text_is_stored_as_its_escape(
 ) -> None:
     # Valid JSON, and a Python str, but not UTF-8: DuckDB cannot hold it. The text is kept with
     # the surrogate written as the file wrote it, and the other proposals of the import with it.
-    store.add_blueprints([blueprint(1)])
+    store.blueprints.add([blueprint(1)])
     path = tmp_path / "p.jsonl"
     path.write_text(
         '{"blueprint_id": "bp-001", "raw_text": "oops \\ud800 caf\\u00e9", "engine": "e\\udfff"}\n'

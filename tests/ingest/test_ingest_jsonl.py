@@ -47,8 +47,8 @@ def test_importing_blueprints_twice_adds_them_once(store: Store, tmp_path: Path)
     again = import_blueprints_jsonl(store, path)
     assert (first.new, first.existing, first.errors) == (3, 0, ())
     assert (again.new, again.existing) == (0, 3)
-    assert store.get_blueprint("bp-002") == blueprint(2)
-    assert store.list_blueprints().total == 3
+    assert store.blueprints.get("bp-002") == blueprint(2)
+    assert store.blueprints.list().total == 3
 
 
 def test_a_bad_blueprint_line_stores_nothing_and_names_the_line(
@@ -77,13 +77,13 @@ def test_skip_bad_stores_the_good_blueprint_lines(store: Store, tmp_path: Path) 
 def test_a_blueprint_conflicting_with_the_store_names_its_line(
     store: Store, tmp_path: Path
 ) -> None:
-    store.add_blueprints([blueprint(1)])
+    store.blueprints.add([blueprint(1)])
     changed = blueprint_to_dict(replace(blueprint(1), intent="Something else"))
     path = _jsonl(tmp_path / "c.jsonl", [blueprint_to_dict(blueprint(5)), changed])
     with pytest.raises(InputFileError, match="already stored with a different") as caught:
         import_blueprints_jsonl(store, path)
     assert caught.value.line == 2
-    assert store.get_blueprint("bp-005") is None
+    assert store.blueprints.get("bp-005") is None
     report = import_blueprints_jsonl(store, path, skip_bad=True)
     assert report.new == 1 and [e.line for e in report.errors] == [2]
 
@@ -251,7 +251,7 @@ def test_a_line_over_the_limit_is_refused_without_storing_anything(
 
 
 def test_a_conflict_after_a_long_line_still_names_its_line(store: Store, tmp_path: Path) -> None:
-    store.add_blueprints([blueprint(1)])
+    store.blueprints.add([blueprint(1)])
     changed = blueprint_to_dict(replace(blueprint(1), intent="Something else"))
     long_line = "x" * (MAX_LINE_BYTES + 1)
     path = _jsonl(tmp_path / "c.jsonl", [long_line, changed])

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codesearch_core.access import AccessDenied, Actor, Mode, Role, load_settings
-from codesearch_core.store import AuditFilters, ReviewSettings, Store, utc_now
+from codesearch_core.store import PROPOSAL, AuditFilters, ReviewSettings, Store, utc_now
 from tests.store_helpers import blueprint, executed, proposal
 
 SETTINGS = load_settings({}, {"auth": "oidc", "admins": ["root@x"], "leads": ["lee@x"]})
@@ -26,7 +26,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def items(store: Store) -> list[str]:
     bps = [blueprint(i) for i in range(2)]
-    store.add_blueprints(bps)
+    store.blueprints.add(bps)
     ids = store.add_proposals([proposal(bp, p) for bp in bps for p in ("a", "b")])
     executed(store, ids)
     return ids
@@ -63,19 +63,19 @@ def test_an_annotator_may_review_but_not_resolve_export_or_edit(
     store: Store, items: list[str]
 ) -> None:
     ann = signed_in(store, "ann@x")
-    ann.record_decision(items[0], "accept", "ann@x")
+    ann.queue(PROPOSAL).decide(items[0], "accept", "ann@x")
     with pytest.raises(AccessDenied, match="needs the lead role to make final decisions"):
-        ann.record_decision(items[1], "accept", "ann@x", final=True)
+        ann.queue(PROPOSAL).decide(items[1], "accept", "ann@x", final=True)
     with pytest.raises(AccessDenied, match="needs the lead role to edit"):
-        ann.upsert_blueprint(replace(blueprint(0), notes="changed"))
+        ann.blueprints.upsert(replace(blueprint(0), notes="changed"))
     with pytest.raises(AccessDenied, match="needs the admin role"):
         ann.set_review_settings(ReviewSettings(2, 5.0))
     with pytest.raises(AccessDenied, match="needs the lead role to read the audit"):
         ann.audit_log()
-    assert ann.upsert_blueprint(blueprint(7)) == "created"  # authoring a new one is theirs
+    assert ann.blueprints.upsert(blueprint(7)) == "created"  # authoring a new one is theirs
     lee = signed_in(store, "lee@x")
-    lee.record_decision(items[1], "accept", "lee@x", final=True)
-    assert lee.upsert_blueprint(replace(blueprint(0), notes="changed")) == "updated"
+    lee.queue(PROPOSAL).decide(items[1], "accept", "lee@x", final=True)
+    assert lee.blueprints.upsert(replace(blueprint(0), notes="changed")) == "updated"
     assert store.review_settings() == ReviewSettings()  # the refused change left nothing
 
 
@@ -83,21 +83,21 @@ def test_someone_logged_in_acts_only_as_themselves(store: Store, items: list[str
     """A forged reviewer name (a crafted request, a query parameter) is refused by the store."""
     ann = signed_in(store, "ann@x")
     with pytest.raises(AccessDenied, match="can act only as themselves, not as 'lee@x'"):
-        ann.record_decision(items[0], "reject", "lee@x")
+        ann.queue(PROPOSAL).decide(items[0], "reject", "lee@x")
     with pytest.raises(AccessDenied, match="only as themselves"):
-        ann.lease_next(None, "lee@x")
-    assert store.item_history(items[0]) == ()
+        ann.queue(PROPOSAL).lease_next(None, "lee@x")
+    assert store.queue(PROPOSAL).history(items[0]) == ()
 
 
 def test_a_role_removed_while_someone_works_refuses_their_next_action(
     store: Store, items: list[str]
 ) -> None:
     ann = signed_in(store, "ann@x")
-    ann.record_decision(items[0], "accept", "ann@x")
+    ann.queue(PROPOSAL).decide(items[0], "accept", "ann@x")
     root = signed_in(store, "root@x")
     assert root.set_role("ann@x", Role.DISABLED) is Role.ANNOTATOR
     with pytest.raises(AccessDenied, match="access was removed by an admin"):
-        ann.record_decision(items[1], "accept", "ann@x")
+        ann.queue(PROPOSAL).decide(items[1], "accept", "ann@x")
     assert signed_in(store, "ann@x").role() is Role.DISABLED  # arriving again does not restore it
     change = store.audit_log(AuditFilters(action="role.change"))[0]
     assert (change.actor, change.target, change.detail) == (
@@ -123,8 +123,8 @@ def test_only_admins_change_roles_and_the_last_admin_stays_one(store: Store) -> 
 def test_every_change_is_audited_with_who_when_and_what(store: Store, items: list[str]) -> None:
     before = utc_now() - timedelta(seconds=1)
     ann = signed_in(store, "ann@x")
-    ann.record_decision(items[0], "reject", "ann@x", note="too broad")
-    ann.undo_last("ann@x")
+    ann.queue(PROPOSAL).decide(items[0], "reject", "ann@x", note="too broad")
+    ann.queue(PROPOSAL).undo("ann@x")
     signed_in(store, "root@x").set_review_settings(ReviewSettings(2, 5.0))
     log = store.audit_log(AuditFilters(since=before))
     actions = [(e.actor, e.action, e.target) for e in reversed(log)]
@@ -149,9 +149,9 @@ def test_a_refused_change_writes_neither_the_change_nor_an_audit_row(
     ann = signed_in(store, "ann@x")
     n = len(store.audit_log(limit=10_000))
     with pytest.raises(AccessDenied):
-        ann.record_decision(items[0], "accept", "ann@x", final=True)
+        ann.queue(PROPOSAL).decide(items[0], "accept", "ann@x", final=True)
     assert len(store.audit_log(limit=10_000)) == n
-    assert store.item_history(items[0]) == ()
+    assert store.queue(PROPOSAL).history(items[0]) == ()
 
 
 def test_many_people_arriving_at_once_are_each_added_once(store: Store) -> None:

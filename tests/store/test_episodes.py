@@ -32,14 +32,14 @@ def episode(blueprint_id: str = "bp-1", pattern: str = "x", reward: float = 1.0)
 
 def test_an_episode_is_stored_once_by_its_calls_and_read_back(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
-        assert store.save_episodes([episode(), episode(reward=0.5), episode(pattern="y")]) == 2
-        assert store.save_episodes([episode()]) == 0
-        got = store.episodes()
+        assert store.episodes.save([episode(), episode(reward=0.5), episode(pattern="y")]) == 2
+        assert store.episodes.save([episode()]) == 0
+        got = store.episodes.list()
         assert [e.trajectory["turns"][0][0]["arguments"]["pattern"] for e in got] == ["x", "y"]
         assert got[0].components == {"R_find": 1.0} and got[0].tool_versions == {"rg": "15"}
         assert got[0].created_at is not None and got[0].decision is None
-        assert store.episode_blueprints("reference", "reference") == {"bp-1"}
-        assert store.episode_blueprints("openai", "m") == set()
+        assert store.episodes.blueprints("reference", "reference") == {"bp-1"}
+        assert store.episodes.blueprints("openai", "m") == set()
         assert store.counts().episodes == 2
 
 
@@ -50,36 +50,36 @@ def test_a_v11_store_opens_and_gains_the_episodes_table(tmp_path: Path) -> None:
     conn.close()
     with Store(path) as store:
         assert (store.found_version, store.schema_version) == (11, SCHEMA_VERSION)
-        assert store.episodes() == [] and store.counts().episodes == 0
-        assert store.save_episodes([episode()]) == 1
+        assert store.episodes.list() == [] and store.counts().episodes == 0
+        assert store.episodes.save([episode()]) == 1
 
 
 def test_episode_counts_and_the_accept_blocker_of_a_gone_corpus(tmp_path: Path) -> None:
     gone = replace(episode(pattern="g"), corpus="deleted-corpus")
     with Store(tmp_path / "s.duckdb") as store:
-        store.save_episodes([episode(), episode(pattern="y"), gone])
-        ok, other = (e.episode_id for e in store.episodes()[:2])
-        store.record_decision(ok, DecisionAction.ACCEPT, "ann", kind=EPISODE)
-        store.record_decision(other, DecisionAction.REJECT, "ann", kind=EPISODE)
-        assert store.episode_counts() == {"open": 1, "accept": 1, "reject": 1, "conflict": 0}
-        assert store.accept_blocker(ok, kind=EPISODE) is None
-        why = store.accept_blocker(gone.episode_id, kind=EPISODE)
+        store.episodes.save([episode(), episode(pattern="y"), gone])
+        ok, other = (e.episode_id for e in store.episodes.list()[:2])
+        store.queue(EPISODE).decide(ok, DecisionAction.ACCEPT, "ann")
+        store.queue(EPISODE).decide(other, DecisionAction.REJECT, "ann")
+        assert store.queue(EPISODE).counts() == {"open": 1, "accept": 1, "reject": 1, "conflict": 0}
+        assert store.queue(EPISODE).accept_blocker(ok) is None
+        why = store.queue(EPISODE).accept_blocker(gone.episode_id)
         assert why is not None and "'deleted-corpus'" in why and "is gone" in why
         # What the card says is what the store refuses with.
         with pytest.raises(StoreError, match="is gone"):
-            store.record_decision(gone.episode_id, DecisionAction.ACCEPT, "ann", kind=EPISODE)
+            store.queue(EPISODE).decide(gone.episode_id, DecisionAction.ACCEPT, "ann")
 
 
 def test_the_dashboard_counts_every_queues_reviewers_and_agreement(tmp_path: Path) -> None:
     # Issue 39: the Overview's reviewer table and agreement counted proposals only.
     with Store(tmp_path / "s.duckdb") as store:
-        store.save_episodes([episode(pattern=p) for p in "abc"])
+        store.episodes.save([episode(pattern=p) for p in "abc"])
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
-        ids = [e.episode_id for e in store.episodes()]
+        ids = [e.episode_id for e in store.episodes.list()]
         votes = [("accept", "accept"), ("accept", "reject"), ("reject", "reject")]
         for item, (ann, bob) in zip(ids, votes, strict=True):
-            store.record_decision(item, ann, "ann", kind=EPISODE)
-            store.record_decision(item, bob, "bob", kind=EPISODE)
+            store.queue(EPISODE).decide(item, ann, "ann")
+            store.queue(EPISODE).decide(item, bob, "bob")
         stats = store.dashboard_stats()
     assert stats.reviewers == ()  # no proposal votes
     assert stats.reviewers_by_queue == (("ann", "episode", 2, 1, 0), ("bob", "episode", 1, 2, 0))

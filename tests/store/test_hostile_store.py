@@ -25,6 +25,7 @@ from app_support import open_app, release_app_store, texts
 from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.export.writers import export, manifest_path
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
 
 #: Runs `sys.argv[2]` (Python, with `store` open) in a process that may not write a file past
@@ -37,7 +38,7 @@ _LIMITED = textwrap.dedent(
     from codesearch_core.errors import StoreError
     from codesearch_core.export.writers import export
     from codesearch_core.store.core import Store
-    from codesearch_core.store.types import QueueFilters
+    from codesearch_core.store.filters import QueueFilters
 
     store = Store(sys.argv[1])
     limit = int(sys.argv[3])
@@ -67,11 +68,11 @@ def run_limited(db: Path, code: str, limit: int) -> dict[str, Any]:
 
 def accept_all(store: Store, first: int, last: int) -> None:
     bps = [blueprint(i) for i in range(first, last)]
-    store.add_blueprints(bps)
+    store.blueprints.add(bps)
     items = store.add_proposals([proposal(bp) for bp in bps])
     executed(store, items)
     for item in items:
-        store.record_decision(item, "accept", "ann")
+        store.queue(PROPOSAL).decide(item, "accept", "ann")
 
 
 @pytest.mark.slow
@@ -103,7 +104,7 @@ def test_a_full_disk_during_decisions_keeps_every_acknowledged_one(tmp_path: Pat
     db = tmp_path / "studio.duckdb"
     with Store(db) as store:
         bps = [blueprint(i) for i in range(20)]
-        store.add_blueprints(bps)
+        store.blueprints.add(bps)
         items = store.add_proposals([proposal(bp) for bp in bps])
         executed(store, items)
     # The write-ahead log reaches the limit after a few dozen decisions.
@@ -113,13 +114,13 @@ def test_a_full_disk_during_decisions_keeps_every_acknowledged_one(tmp_path: Pat
         items, done, error = {items!r}, 0, ""
         while not error:
             try:
-                store.record_decision(items[done % len(items)], "accept", "ann", note="n" * 2000)
+                store.queue("proposal").decide(items[done % len(items)], "accept", "ann", note="n" * 2000)
                 done += 1
             except StoreError as err:
                 error = str(err)
         # Space is back: the same Store keeps working.
         resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
-        store.record_decision(items[0], "reject", "ann")
+        store.queue("proposal").decide(items[0], "reject", "ann")
         print(json.dumps({{"done": done, "error": error}}))
         """,
         limit=64 * 1024,
@@ -148,7 +149,7 @@ def newer_store(tmp_path: Path) -> Path:
 def truncated_store(tmp_path: Path) -> Path:
     path = tmp_path / "truncated.duckdb"
     with Store(path) as store:
-        store.add_blueprints([blueprint(i) for i in range(50)])
+        store.blueprints.add([blueprint(i) for i in range(50)])
     os.truncate(path, 12 * 1024)
     return path
 

@@ -26,9 +26,11 @@ from codesearch_core.errors import InputFileError, StoreError
 from codesearch_core.grading.rewards import reward as reward_for
 from codesearch_core.grading.spans import grade as grade_findings
 from codesearch_core.models import Blueprint, DecisionAction, RunResult, Span
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store import writes as store_writes
 from codesearch_core.store.core import Store
-from codesearch_core.store.types import BlueprintFilters, DecisionState, QueueFilters
+from codesearch_core.store.filters import QueueFilters
+from codesearch_core.store.types import BlueprintFilters, DecisionState
 from codesearch_core.tools.runner import run_tool_call
 
 
@@ -47,14 +49,14 @@ ANY = QueueFilters(decision=DecisionState.ANY)
 
 def test_a_blueprint_reads_back_equal(store: Store) -> None:
     bp = blueprint(1, tags=("structure", "adversarial:comments"))
-    store.add_blueprints([bp])
-    assert store.get_blueprint(bp.id) == bp
-    assert store.get_blueprint("nope") is None
+    store.blueprints.add([bp])
+    assert store.blueprints.get(bp.id) == bp
+    assert store.blueprints.get("nope") is None
 
 
 def test_adding_the_same_blueprints_again_adds_nothing(store: Store) -> None:
-    first = store.add_blueprints([blueprint(1), blueprint(2)])
-    again = store.add_blueprints([blueprint(1), blueprint(2)])
+    first = store.blueprints.add([blueprint(1), blueprint(2)])
+    again = store.blueprints.add([blueprint(1), blueprint(2)])
     assert (first.new, first.existing) == (2, 0)
     assert (again.new, again.existing) == (0, 2)
     assert store.counts().blueprints == 2
@@ -62,29 +64,29 @@ def test_adding_the_same_blueprints_again_adds_nothing(store: Store) -> None:
 
 def test_same_content_under_another_id_is_stored_once(store: Store) -> None:
     bp = blueprint(1)
-    report = store.add_blueprints([bp, replace(bp, id="bp-copy")])
+    report = store.blueprints.add([bp, replace(bp, id="bp-copy")])
     assert (report.new, report.existing) == (1, 1)
     assert report.ids == (bp.id, bp.id)
 
 
 def test_an_id_stored_with_other_content_is_a_conflict_and_stores_nothing(store: Store) -> None:
-    store.add_blueprints([blueprint(1)])
+    store.blueprints.add([blueprint(1)])
     changed = replace(blueprint(1), intent="Find something else entirely")
     with pytest.raises(InputFileError, match="already stored with a different"):
-        store.add_blueprints([blueprint(2), changed])
-    assert store.get_blueprint("bp-002") is None
-    report = store.add_blueprints([blueprint(2), changed], skip_bad=True)
+        store.blueprints.add([blueprint(2), changed])
+    assert store.blueprints.get("bp-002") is None
+    report = store.blueprints.add([blueprint(2), changed], skip_bad=True)
     assert (report.new, report.skipped) == (1, 1)
 
 
 def test_upsert_edits_a_blueprint_and_keeps_every_revision(store: Store) -> None:
     bp = blueprint(1)
-    assert store.upsert_blueprint(bp) == "created"
-    assert store.upsert_blueprint(bp) == "unchanged"
+    assert store.blueprints.upsert(bp) == "created"
+    assert store.blueprints.upsert(bp) == "unchanged"
     edited = replace(bp, expected=(Span("src/app.py", 9, 9),), notes="one more span")
-    assert store.upsert_blueprint(edited) == "updated"
-    assert store.get_blueprint(bp.id) == edited
-    revisions = store.blueprint_revisions(bp.id)
+    assert store.blueprints.upsert(edited) == "updated"
+    assert store.blueprints.get(bp.id) == edited
+    revisions = store.blueprints.revisions(bp.id)
     assert [r.revision for r in revisions] == [1, 2]
     assert revisions[0].data["expected"] == [{"path": "src/app.py", "start_line": 2, "end_line": 3}]
     assert revisions[1].data["notes"] == "one more span"
@@ -103,13 +105,13 @@ def test_moving_a_blueprint_to_another_corpus_makes_its_proposals_pending_again(
     store: Store,
 ) -> None:
     bp, other = blueprint(1), blueprint(2)
-    store.add_blueprints([bp, other])
+    store.blueprints.add([bp, other])
     stale = _verified(store, bp, "a", "b")
     kept = _verified(store, other, "a")
-    store.record_decision(stale[0], "accept", "ann")
+    store.queue(PROPOSAL).decide(stale[0], "accept", "ann")
     assert store.pending_verification() == []
 
-    assert store.upsert_blueprint(replace(bp, corpus="elsewhere")) == "updated"
+    assert store.blueprints.upsert(replace(bp, corpus="elsewhere")) == "updated"
 
     assert [p.proposal_id for p in store.pending_verification()] == stale
     for pid in stale:
@@ -127,12 +129,12 @@ def test_new_expected_spans_regrade_the_stored_runs_at_once(store: Store) -> Non
     """Bug 5 of the review issue: an edit used to un-execute the proposals, accepted ones
     included, so an export carried `grade: null` for them until somebody ran Verify."""
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     ids = _verified(store, bp, "a", "b")
-    store.record_decision(ids[0], "accept", "ann")
+    store.queue(PROPOSAL).decide(ids[0], "accept", "ann")
     moved = replace(bp, expected=(Span("src/app.py", 1, 1), Span("src/app.py", 7, 7)))
 
-    assert store.upsert_blueprint(moved) == "updated"
+    assert store.blueprints.upsert(moved) == "updated"
 
     assert store.pending_verification() == []
     item = store.review_item(ids[0])
@@ -144,12 +146,33 @@ def test_new_expected_spans_regrade_the_stored_runs_at_once(store: Store) -> Non
     assert store.check_caches() == []
 
 
+def test_marking_a_span_supporting_is_an_edit_that_reads_back_and_regrades(store: Store) -> None:
+    bp = replace(blueprint(1), expected=(Span("src/app.py", 1, 1), Span("src/app.py", 2, 3)))
+    store.blueprints.add([bp])
+    ids = _verified(store, bp, "a")  # its stored run found line 1
+    store.record_executions_and_grades(
+        [(ids[0], run_ok(finding()), grade_findings([finding()], bp.expected), reward(0.8))]
+    )
+    marked = replace(bp, expected=(Span("src/app.py", 1, 1, supporting=True), bp.expected[1]))
+    assert marked == bp  # Span equality leaves the mark out; the store must not
+    assert store.blueprints.upsert(marked) == "updated"
+    back = store.blueprints.get(bp.id)
+    assert back is not None and [s.supporting for s in back.expected] == [True, False]
+    item = store.review_item(ids[0])
+    assert item is not None and item.grade_current and item.execution is not None
+    # Line 1 is now context: excused, so nothing counted was found and nothing is wrong.
+    assert item.grade == grade_findings(item.execution.findings, marked.expected)
+    assert item.grade is not None and (item.grade.n_predicted, item.grade.span_recall) == (0, 0.0)
+    assert store.blueprints.upsert(marked) == "unchanged"
+    assert store.check_caches() == []
+
+
 def test_edits_that_do_not_change_the_grading_keep_the_grades(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     ids = _verified(store, bp, "a")
     reordered = (Span("src/app.py", 5, 5), *bp.expected)
-    store.upsert_blueprint(replace(bp, expected=reordered))
+    store.blueprints.upsert(replace(bp, expected=reordered))
     store.record_executions_and_grades([(ids[0], run_ok(finding()), grade(0.9), reward(0.8))])
     edits = [
         replace(bp, expected=reordered, intent="Find every call to handler_1", notes="n"),
@@ -157,30 +180,30 @@ def test_edits_that_do_not_change_the_grading_keep_the_grades(store: Store) -> N
         replace(bp, expected=reordered, reference_call=rg_call("handler_1")),
     ]
     for edited in edits:
-        assert store.upsert_blueprint(edited) == "updated"
+        assert store.blueprints.upsert(edited) == "updated"
         assert store.pending_verification() == []
     item = store.review_item(ids[0])
     assert item is not None and item.grade == grade(0.9)
 
 
 def test_upsert_refuses_a_twin_of_another_blueprint(store: Store) -> None:
-    store.add_blueprints([blueprint(1)])
+    store.blueprints.add([blueprint(1)])
     with pytest.raises(StoreError, match="bp-001"):
-        store.upsert_blueprint(replace(blueprint(1), id="bp-twin"))
+        store.blueprints.upsert(replace(blueprint(1), id="bp-twin"))
 
 
 def test_list_blueprints_filters_and_pages(store: Store) -> None:
-    store.add_blueprints(
+    store.blueprints.add(
         [
             blueprint(1, language="python"),
             blueprint(2, language="go", tags=("pcre2",)),
             blueprint(3, tool="ripgrep_search", language="go", intent="Find TODO markers"),
         ]
     )
-    assert store.list_blueprints(BlueprintFilters(language="go")).total == 2
-    assert [b.id for b in store.list_blueprints(BlueprintFilters(tag="pcre2")).items] == ["bp-002"]
-    assert [b.id for b in store.list_blueprints(BlueprintFilters(text="todo")).items] == ["bp-003"]
-    page = store.list_blueprints(offset=1, limit=1)
+    assert store.blueprints.list(BlueprintFilters(language="go")).total == 2
+    assert [b.id for b in store.blueprints.list(BlueprintFilters(tag="pcre2")).items] == ["bp-002"]
+    assert [b.id for b in store.blueprints.list(BlueprintFilters(text="todo")).items] == ["bp-003"]
+    page = store.blueprints.list(offset=1, limit=1)
     assert (page.total, [b.id for b in page.items]) == (3, ["bp-002"])
 
 
@@ -189,7 +212,7 @@ def test_list_blueprints_filters_and_pages(store: Store) -> None:
 
 def test_the_same_call_for_the_same_blueprint_is_stored_once(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     first = proposal(bp, "handler", engine="vllm", model="qwen")
     again = proposal(bp, "handler", engine="openai", model="gpt")
     other = proposal(bp, "other")
@@ -211,7 +234,7 @@ def test_proposals_for_an_unknown_blueprint_are_refused(store: Store) -> None:
 
 def test_pending_verification_lists_unexecuted_proposals_oldest_first(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     a, b, bad = store.add_proposals([proposal(bp, "a"), proposal(bp, "b"), invalid_proposal(bp)])
     assert [p.proposal_id for p in store.pending_verification()] == [a, b]
     pending = store.pending_verification(include_invalid=True)
@@ -227,7 +250,7 @@ def test_a_real_run_and_its_grade_read_back_equal(store: Store, tmp_path: Path) 
     (corpus / "src").mkdir(parents=True)
     (corpus / "src" / "app.py").write_text("x = 1\nhandler(x)\nhandler(y)\n", encoding="utf-8")
     bp = replace(blueprint(1), expected=(Span("src/app.py", 2, 2), Span("src/app.py", 3, 3)))
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     prop = proposal(bp, r"handler\(")
     [pid] = store.add_proposals([prop])
     assert prop.call is not None
@@ -245,7 +268,7 @@ def test_a_real_run_and_its_grade_read_back_equal(store: Store, tmp_path: Path) 
 
 def test_recording_a_run_again_replaces_it(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     [pid] = store.add_proposals([proposal(bp)])
     store.record_execution_and_grade(pid, run_failed(), None, reward(-1.0))
     store.record_execution_and_grade(pid, run_ok(finding()), grade(0.5), reward(0.4))
@@ -258,7 +281,7 @@ def test_recording_a_run_again_replaces_it(store: Store) -> None:
 
 def test_a_batch_of_runs_is_recorded_in_one_go_and_keeps_the_caches(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     a, b, c = store.add_proposals([proposal(bp, "a"), proposal(bp, "b"), proposal(bp, "c")])
     store.record_executions_and_grades(
         [
@@ -282,7 +305,7 @@ def test_a_batch_of_runs_is_recorded_in_one_go_and_keeps_the_caches(store: Store
 
 def test_a_batch_naming_an_unknown_proposal_records_none_of_it(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     [pid] = store.add_proposals([proposal(bp)])
     batch = [(pid, run_ok(), grade(1.0), reward()), ("nope", run_ok(), grade(1.0), reward())]
     with pytest.raises(StoreError, match="no proposal with id 'nope'"):
@@ -293,7 +316,7 @@ def test_a_batch_naming_an_unknown_proposal_records_none_of_it(store: Store) -> 
 
 def test_a_failed_run_without_grade_keeps_its_error(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     [pid] = store.add_proposals([proposal(bp)])
     store.record_execution_and_grade(pid, run_failed(), None, reward(-1.0))
     item = store.review_item(pid)
@@ -304,7 +327,7 @@ def test_a_failed_run_without_grade_keeps_its_error(store: Store) -> None:
 
 def test_a_failure_half_way_through_a_write_leaves_nothing(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     [pid] = store.add_proposals([proposal(bp)])
     # The execution row goes in first; the grade's n_predicted overflows its INTEGER column after it.
     too_big = replace(grade(0.5), n_predicted=2**40)
@@ -335,7 +358,7 @@ def _ctrl_c_soon(store: Store) -> threading.Timer:
 @pytest.mark.timeout(60)
 def test_ctrl_c_during_a_write_is_a_keyboard_interrupt_and_writes_nothing(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     [pid] = store.add_proposals([proposal(bp)])
 
     def record_then_stall(cur: Any) -> None:
@@ -366,7 +389,7 @@ def test_ctrl_c_during_a_read_is_a_keyboard_interrupt(store: Store) -> None:
 
 def test_a_batch_with_one_bad_proposal_stores_none_of_it(store: Store) -> None:
     bp = blueprint(1)
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     batch = [proposal(bp, "a"), proposal(bp, "b"), proposal(bp, "c", prompt_tokens=2**40)]
     with pytest.raises(StoreError):
         store.add_proposals(batch)
@@ -385,7 +408,7 @@ def queue(store: Store) -> list[str]:
         blueprint(2, language="go", tags=("pcre2",), intent="Find Printf calls in Go"),
         blueprint(3, tool="ripgrep_search", language="go"),
     ]
-    store.add_blueprints(bps)
+    store.blueprints.add(bps)
     ids = store.add_proposals(
         [
             proposal(bps[0], "a", engine="vllm", model="qwen"),
@@ -407,7 +430,7 @@ def _ids(page: object) -> list[str]:
 
 
 def test_the_queue_holds_undecided_items_in_arrival_order(store: Store, queue: list[str]) -> None:
-    store.record_decision(queue[1], "accept", "ann")
+    store.queue(PROPOSAL).decide(queue[1], "accept", "ann")
     page = store.review_queue()
     assert page.total == 5
     assert _ids(page) == [queue[0], *queue[2:]]
@@ -462,17 +485,17 @@ def test_queue_filters(
 def test_queue_filters_by_decision_state(
     store: Store, queue: list[str], state: DecisionState, reviewer: str | None, expected: list[int]
 ) -> None:
-    store.record_decision(queue[0], "accept", "ann")
-    store.record_decision(queue[1], "reject", "ann")
-    store.record_decision(queue[2], "skip", "ann")
-    store.record_decision(queue[3], "reject", "ann")
-    store.record_decision(queue[3], "undo", "ann")
+    store.queue(PROPOSAL).decide(queue[0], "accept", "ann")
+    store.queue(PROPOSAL).decide(queue[1], "reject", "ann")
+    store.queue(PROPOSAL).decide(queue[2], "skip", "ann")
+    store.queue(PROPOSAL).decide(queue[3], "reject", "ann")
+    store.queue(PROPOSAL).decide(queue[3], "undo", "ann")
     filters = QueueFilters(decision=state, reviewer=reviewer)
     assert _ids(store.review_queue(filters)) == [queue[i] for i in expected]
 
 
 def test_intent_search_is_literal_and_ignores_case(store: Store) -> None:
-    store.add_blueprints(
+    store.blueprints.add(
         [
             blueprint(1, intent="Find the CAFÉ handlers"),
             blueprint(2, intent="Find 100% of the snake_case names"),
@@ -486,7 +509,7 @@ def test_intent_search_is_literal_and_ignores_case(store: Store) -> None:
     for literal in ("100%", "snake_case"):
         found = store.review_queue(QueueFilters(text=literal)).items
         assert [i.blueprint_id for i in found] == ["bp-002"], literal
-    assert store.list_blueprints(BlueprintFilters(text="BP-003")).total == 1
+    assert store.blueprints.list(BlueprintFilters(text="BP-003")).total == 1
 
 
 def test_queue_pages_cover_the_queue_once(store: Store, queue: list[str]) -> None:
@@ -501,7 +524,7 @@ def test_next_review_item_skips_decided_items_and_resumes_after_one(
 ) -> None:
     first = store.next_review_item()
     assert first is not None and first.proposal_id == queue[0]
-    store.record_decision(queue[0], "accept", "ann")
+    store.queue(PROPOSAL).decide(queue[0], "accept", "ann")
     following = store.next_review_item()
     assert following is not None and following.proposal_id == queue[1]
     after = store.next_review_item(QueueFilters(language="go"), after_id=queue[3])
@@ -517,7 +540,7 @@ def test_queue_position_counts_from_one(store: Store, queue: list[str]) -> None:
 def test_review_item_brings_everything_the_review_page_shows(
     store: Store, queue: list[str]
 ) -> None:
-    store.record_decision(queue[0], "accept", "ann", note="exact")
+    store.queue(PROPOSAL).decide(queue[0], "accept", "ann", note="exact")
     item = store.review_item(queue[0])
     assert item is not None
     assert item.blueprint.id == "bp-001"
@@ -531,10 +554,10 @@ def test_review_item_brings_everything_the_review_page_shows(
 
 def test_dashboard_counts_rates_and_charts(store: Store, queue: list[str]) -> None:
     store.record_execution_and_grade(queue[4], run_failed(), None, reward(-1.0))
-    store.record_decision(queue[0], "accept", "ann")
-    store.record_decision(queue[4], "reject", "ann")
-    store.record_decision(queue[3], "reject", "ann")
-    store.record_decision(queue[5], "skip", "ann")
+    store.queue(PROPOSAL).decide(queue[0], "accept", "ann")
+    store.queue(PROPOSAL).decide(queue[4], "reject", "ann")
+    store.queue(PROPOSAL).decide(queue[3], "reject", "ann")
+    store.queue(PROPOSAL).decide(queue[5], "skip", "ann")
     stats = store.dashboard_stats()
     c = stats.counts
     assert (c.blueprints, c.proposals, c.valid, c.executed, c.graded) == (3, 6, 5, 4, 2)
@@ -571,7 +594,7 @@ def test_a_runs_warnings_are_stored_with_it(tmp_path: Path) -> None:
     """v6: what the runner warned about (a pattern read as another construct) reaches the card."""
     with Store(tmp_path / "studio.duckdb") as store:
         bp = blueprint(0)
-        store.add_blueprints([bp])
+        store.blueprints.add([bp])
         (pid,) = store.add_proposals([proposal(bp, "a")])
         warned = RunResult(ok=True, findings=(), warnings=("read as a type conversion",))
         store.record_execution_and_grade(pid, warned, grade(0.0), reward(0.0))

@@ -18,7 +18,7 @@ HEADERS = 3 * 4096
 
 def store_with_blueprints(path: Path) -> Path:
     with Store(path) as store:
-        store.add_blueprints([blueprint(i) for i in range(200)])
+        store.blueprints.add([blueprint(i) for i in range(200)])
     return path
 
 
@@ -59,7 +59,7 @@ def test_damage_met_during_work_is_a_store_error_with_the_way_out(tmp_path: Path
     path = store_with_blueprints(tmp_path / "s.duckdb")
     damage_table(path, "blueprint_revisions")
     with Store(path) as store, pytest.raises(StoreError) as err:
-        store.blueprint_revisions(blueprint(1).id)
+        store.blueprints.revisions(blueprint(1).id)
     message = str(err.value)
     assert f"the store {path} is damaged" in message
     assert "Restore the file from a backup" in message and "codesearch db check" in message

@@ -15,6 +15,7 @@ from store_helpers import blueprint, executed, proposal
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
 from codesearch_core.store.types import ReviewSettings
 
@@ -61,7 +62,7 @@ def _run_threads(target: object, n: int) -> list[BaseException]:
 def test_concurrent_reviewers_lose_no_decision(fast_dir: Path) -> None:
     with Store(fast_dir / "studio.duckdb") as store:
         bps = [blueprint(i) for i in range(ITEMS // 2)]
-        store.add_blueprints(bps)
+        store.blueprints.add(bps)
         items = store.add_proposals(
             [proposal(bp, pattern) for bp in bps for pattern in ("first", "second")]
         )
@@ -77,7 +78,7 @@ def test_concurrent_reviewers_lose_no_decision(fast_dir: Path) -> None:
                 item = rng.choice(items)
                 action = rng.choice(["accept", "reject", "skip", "undo"])
                 try:
-                    store.record_decision(item, action, f"reviewer-{worker}")
+                    store.queue(PROPOSAL).decide(item, action, f"reviewer-{worker}")
                 except StoreError as err:
                     assert "no decision left to undo" in str(err)
                     refused[worker] += 1
@@ -92,7 +93,7 @@ def test_concurrent_reviewers_lose_no_decision(fast_dir: Path) -> None:
         assert store.check_caches() == []
         per_item: Counter[str] = sum(recorded, Counter())
         for item in items:
-            history = store.item_history(item)
+            history = store.queue(PROPOSAL).history(item)
             assert len(history) == per_item[item]
             # Each undo cancels a distinct, earlier, non-undo event of the same reviewer.
             ids = {e.event_id: e for e in history}
@@ -108,7 +109,7 @@ def test_concurrent_reviewers_lose_no_decision(fast_dir: Path) -> None:
 def test_concurrent_imports_of_the_same_proposals_store_them_once(tmp_path: Path) -> None:
     with Store(tmp_path / "studio.duckdb") as store:
         bps = [blueprint(i) for i in range(10)]
-        store.add_blueprints(bps)
+        store.blueprints.add(bps)
         batch = [proposal(bp, p) for bp in bps for p in ("a", "b", "c")]
         results: list[list[str]] = [[] for _ in range(4)]
 
@@ -125,14 +126,16 @@ def test_concurrent_imports_of_the_same_proposals_store_them_once(tmp_path: Path
 def test_readers_run_while_writers_write(tmp_path: Path) -> None:
     with Store(tmp_path / "studio.duckdb") as store:
         bps = [blueprint(i) for i in range(20)]
-        store.add_blueprints(bps)
+        store.blueprints.add(bps)
         items = store.add_proposals([proposal(bp) for bp in bps])
         executed(store, items)
 
         def work(worker: int) -> None:
             for i, item in enumerate(items):
                 if worker % 2:
-                    store.record_decision(item, "accept" if i % 2 else "reject", f"w{worker}")
+                    store.queue(PROPOSAL).decide(
+                        item, "accept" if i % 2 else "reject", f"w{worker}"
+                    )
                 else:
                     page = store.review_queue()
                     assert page.total == len(page.items) or page.total > len(page.items)

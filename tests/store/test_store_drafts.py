@@ -10,7 +10,7 @@ import pytest
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import Span
-from codesearch_core.store import Draft, Store
+from codesearch_core.store import DRAFT, Draft, Store
 from tests.store_helpers import sg_call
 
 
@@ -34,62 +34,82 @@ def draft(n: int = 0, **extra: object) -> Draft:
 
 def test_a_draft_is_stored_once_by_id_and_by_findings(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
-        assert store.add_draft(draft(0))
-        assert not store.add_draft(draft(0))
+        assert store.drafts.add(draft(0))
+        assert not store.drafts.add(draft(0))
         # another id, same corpus and spans: the same target
-        assert not store.add_draft(draft(0, id="syn-other"))
-        stored = store.get_draft("syn-fixtures-call-handler-0")
+        assert not store.drafts.add(draft(0, id="syn-other"))
+        stored = store.drafts.get("syn-fixtures-call-handler-0")
         assert stored is not None and stored.status == "pending"
         assert stored.reference_call == draft(0).reference_call
         assert stored.expected == draft(0).expected and stored.sample == draft(0).sample
-        assert store.draft_counts() == {"pending": 1, "accepted": 0, "rejected": 0}
+        assert store.queue(DRAFT).counts() == {"open": 1, "accept": 0, "reject": 0, "conflict": 0}
 
 
 def test_accepting_a_draft_makes_a_blueprint_with_provenance(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
-        store.add_draft(draft(1))
-        edited = store.edit_draft(draft(1).id, intent="Where is handler_1 called?",
+        store.drafts.add(draft(1))
+        edited = store.drafts.edit(draft(1).id, intent="Where is handler_1 called?",
                                   difficulty="easy")  # fmt: skip
-        made = store.accept_draft(edited.id, "ann", seen_version=edited.version)
-        blueprint = store.get_blueprint(made)
+        store.queue(DRAFT).decide(edited.id, "accept", "ann", version=edited.version)
+        made = store.drafts.get(edited.id).blueprint_id  # type: ignore[union-attr]
+        assert made is not None
+        blueprint = store.blueprints.get(made)
         assert blueprint is not None and blueprint.intent == "Where is handler_1 called?"
         assert blueprint.expected == draft(1).expected and "synthesized" in blueprint.tags
-        origin = store.draft_for_blueprint(made)
+        origin = store.drafts.for_blueprint(made)
         assert origin is not None and origin.status == "accepted" and origin.decided_by == "ann"
         assert (origin.rule, origin.engine, origin.prompt) == ("call", "templates", "template:call")
         with pytest.raises(StoreError, match="accepted by ann already"):
-            store.reject_draft(made, "bob")
+            store.queue(DRAFT).decide(edited.id, "reject", "bob")
 
 
 def test_a_stale_card_cannot_decide(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
-        store.add_draft(draft(2))
-        shown = store.get_draft(draft(2).id)
+        store.drafts.add(draft(2))
+        shown = store.drafts.get(draft(2).id)
         assert shown is not None
-        store.edit_draft(shown.id, intent="Calls of handler_2, please", difficulty="medium")
+        store.drafts.edit(shown.id, intent="Calls of handler_2, please", difficulty="medium")
         with pytest.raises(StoreError, match="changed since it was shown"):
-            store.reject_draft(shown.id, "ann", seen_version=shown.version)
-        store.reject_draft(shown.id, "ann", note="too easy")
-        assert store.draft_counts()["rejected"] == 1
+            store.queue(DRAFT).decide(shown.id, "reject", "ann", version=shown.version)
+        store.queue(DRAFT).decide(shown.id, "reject", "ann", "too easy")
+        assert store.queue(DRAFT).counts()["reject"] == 1
+        assert store.drafts.get(shown.id).status == "rejected"  # type: ignore[union-attr]
 
 
 def test_leases_keep_a_draft_to_one_reviewer(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
-        store.add_draft(draft(3))
-        store.add_draft(draft(4))
-        first = store.lease_next_draft("ann")
+        store.drafts.add(draft(3))
+        store.drafts.add(draft(4))
+        first = store.queue(DRAFT).lease_next(None, "ann")
         assert first == draft(3).id
-        assert store.lease_next_draft("ann") == first  # a reload resumes it
-        assert store.lease_next_draft("bob") == draft(4).id
-        store.accept_draft(first, "ann")
-        assert store.lease_next_draft("ann") is None  # bob holds the other one
+        assert store.queue(DRAFT).lease_next(None, "ann") == first  # a reload resumes it
+        assert store.queue(DRAFT).lease_next(None, "bob") == draft(4).id
+        store.queue(DRAFT).decide(first, "accept", "ann")
+        assert store.queue(DRAFT).lease_next(None, "ann") is None  # bob holds the other one
 
 
 def test_a_draft_decision_keeps_the_guideline_version_like_every_kind(tmp_path: Path) -> None:
     """The one decision path of the queue model records the guidelines in force for every kind."""
     with Store(tmp_path / "s.duckdb") as store:
-        store.add_draft(draft(0))
-        store.save_guidelines("Reject drafts whose intent names the pattern.")
-        store.reject_draft(draft(0).id, "ann", note="names the pattern")
-        (event,) = store.queue_history(draft(0).id, kind="draft")
+        store.drafts.add(draft(0))
+        store.guidelines.save("Reject drafts whose intent names the pattern.")
+        store.queue(DRAFT).decide(draft(0).id, "reject", "ann", "names the pattern")
+        (event,) = store.queue("draft").history(draft(0).id)
         assert (event.reviewer, event.guideline_version, event.batch_id) == ("ann", 1, None)
+
+
+def test_a_drafts_status_is_its_queue_state(tmp_path: Path) -> None:
+    """No second state kept beside the queue's: a decision, a lead's final one and an undo each
+    show in the draft's status, its list and the queue's counts alike."""
+    with Store(tmp_path / "s.duckdb") as store:
+        store.drafts.add(draft(5))
+        queue = store.queue(DRAFT)
+        queue.decide(draft(5).id, "reject", "ann")
+        assert [d.id for d in store.drafts.list(status="rejected")[0]] == [draft(5).id]
+        queue.undo("ann")
+        shown = store.drafts.get(draft(5).id)
+        assert shown is not None and (shown.status, shown.decided_by) == ("pending", None)
+        queue.decide(draft(5).id, "accept", "lee", final=True)
+        shown = store.drafts.get(draft(5).id)
+        assert shown is not None and shown.status == "accepted" and shown.blueprint_id
+        assert queue.counts()["accept"] == 1 and store.drafts.list()[1] == 0

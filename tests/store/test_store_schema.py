@@ -16,6 +16,7 @@ from store_holder import store_held_elsewhere
 from codesearch_core.errors import StoreError
 from codesearch_core.grading import score
 from codesearch_core.models import CounterCall, Plan, PlanStep
+from codesearch_core.store import PROPOSAL, QA
 from codesearch_core.store.core import Store
 from codesearch_core.store.duckdb_file import least_size
 from codesearch_core.store.rows import (
@@ -72,14 +73,14 @@ def test_an_older_store_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
     _write_v1_store(path)
     with Store(path) as store:
         assert store.schema_version == SCHEMA_VERSION
-        bp = store.get_blueprint("bp-001")
+        bp = store.blueprints.get("bp-001")
         assert bp == blueprint(1)
         # v2 back-filled the audit trail and the sightings of what v1 stored.
-        assert [r.revision for r in store.blueprint_revisions(bp.id)] == [1]
+        assert [r.revision for r in store.blueprints.revisions(bp.id)] == [1]
         stored = store.get_proposal(proposal_id(proposal(bp)))
         assert stored is not None and stored.sightings == 1
-        assert store.upsert_blueprint(blueprint(1, intent="Find handler_1 calls")) == "updated"
-        assert [r.revision for r in store.blueprint_revisions(bp.id)] == [1, 2]
+        assert store.blueprints.upsert(blueprint(1, intent="Find handler_1 calls")) == "updated"
+        assert [r.revision for r in store.blueprints.revisions(bp.id)] == [1, 2]
     conn = duckdb.connect(str(path))
     assert read_schema_version(conn) == SCHEMA_VERSION
     conn.close()
@@ -174,7 +175,7 @@ def test_a_truncated_store_is_refused(tmp_path: Path, keep_bytes: int) -> None:
     # The headers survive (the file still says DUCK); the blocks they point to are gone.
     path = tmp_path / "studio.duckdb"
     with Store(path) as store:
-        store.add_blueprints([blueprint(i) for i in range(50)])
+        store.blueprints.add([blueprint(i) for i in range(50)])
     os.truncate(path, keep_bytes)
     with pytest.raises(StoreError, match="damaged or truncated"):
         Store(path)
@@ -188,7 +189,7 @@ def test_any_cut_of_a_store_is_refused_at_open_with_the_sizes(
     # opened, not later with a raw IO error mid-work: DuckDB itself opens most such files.
     path = tmp_path / "studio.duckdb"
     with Store(path) as store:
-        store.add_blueprints([blueprint(i) for i in range(400)])
+        store.blueprints.add([blueprint(i) for i in range(400)])
     size = path.stat().st_size
     os.truncate(path, size * keep_percent // 100)
     with pytest.raises(StoreError, match=r"damaged or truncated") as err:
@@ -200,7 +201,7 @@ def test_any_cut_of_a_store_is_refused_at_open_with_the_sizes(
 def test_a_whole_store_opens_after_the_size_check(tmp_path: Path) -> None:
     path = tmp_path / "studio.duckdb"
     with Store(path) as store:
-        store.add_blueprints([blueprint(i) for i in range(400)])
+        store.blueprints.add([blueprint(i) for i in range(400)])
     with path.open("rb") as fh:
         assert least_size(fh) == path.stat().st_size
     with Store(path) as store:
@@ -229,7 +230,7 @@ def test_an_idle_store_lets_another_process_in_and_then_sees_its_writes(tmp_path
     with store_held_elsewhere(path, idle_release_s=0.3) as studio:
         told: list[str] = []
         with Store(path, lock_wait_s=30, on_wait=told.append) as store:
-            store.add_blueprints([blueprint(i) for i in range(3)])
+            store.blueprints.add([blueprint(i) for i in range(3)])
         assert studio.blueprints() == 3  # the studio opens the file again and sees the write
     assert all(f"in use by process {studio.pid}" in m for m in told)
 
@@ -273,7 +274,7 @@ def test_a_v4_store_gains_people_and_an_audit_trail_that_starts_empty(tmp_path: 
     with Store(path) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert store.users() == [] and store.audit_log() == []
-        store.upsert_blueprint(blueprint(1, intent="Find handler_1 calls"))
+        store.blueprints.upsert(blueprint(1, intent="Find handler_1 calls"))
         (entry,) = store.audit_log()
         assert (entry.action, entry.target, entry.mode) == ("blueprint.update", "bp-001", "cli")
 
@@ -284,7 +285,7 @@ def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) ->
     path = tmp_path / "v6.duckdb"
     bp = blueprint(1)  # expects src/app.py:2-3
     with Store(path) as store:
-        store.add_blueprints([bp])
+        store.blueprints.add([bp])
         (pid,) = store.add_proposals([proposal(bp)])
         run = run_ok(finding(line=2))
         store.record_execution_and_grade(pid, run, *score(run, None, bp.expected))
@@ -296,9 +297,11 @@ def test_a_v6_store_is_graded_again_by_coverage_when_it_opens(tmp_path: Path) ->
         "FROM blueprints b)"
     )
     conn.execute("UPDATE proposals SET span_f1 = 1.0, reward = 1.0")
-    # Back to v6: undo v15 (the QA queue), v14 (guidelines), v13 (the kind of item), v12 (episodes), v10 (split, eval
+    # Back to v6: undo v16 (step labels; its episode columns go with the table), v15 (the QA queue), v14 (guidelines), v13 (the kind of item), v12 (episodes), v10 (split, eval
     # runs), v9 (pins, drift), v8 (drafts) and v7 (counter-calls, plans).
     for statement in (
+        "DROP TABLE step_labels",  # v16
+        "DROP SEQUENCE step_label_seq",
         "DROP TABLE qa_items",  # v15
         "DROP SEQUENCE qa_seq",
         "DROP TABLE guidelines",  # v14 (its columns on `decisions` stay; v14 adds them if missing)
@@ -348,8 +351,8 @@ def test_counter_calls_are_stored_with_the_blueprint(tmp_path: Path) -> None:
     counter = CounterCall(rg_call("handler_1"), "a text search also finds the comments")
     bp = dataclasses.replace(blueprint(1), counter_calls=(counter,))
     with Store(tmp_path / "s.duckdb") as store:
-        store.add_blueprints([bp])
-        assert store.get_blueprint(bp.id) == bp
+        store.blueprints.add([bp])
+        assert store.blueprints.get(bp.id) == bp
 
 
 def test_a_plan_blueprint_is_stored_with_its_plan(tmp_path: Path) -> None:
@@ -357,8 +360,8 @@ def test_a_plan_blueprint_is_stored_with_its_plan(tmp_path: Path) -> None:
     plan = Plan((PlanStep(first), PlanStep(blueprint(1).reference_call, True)))
     bp = dataclasses.replace(blueprint(1), plan=plan)
     with Store(tmp_path / "s.duckdb") as store:
-        store.add_blueprints([bp])
-        stored = store.get_blueprint(bp.id)
+        store.blueprints.add([bp])
+        stored = store.blueprints.get(bp.id)
         assert stored == bp and stored is not None and stored.plan == plan
 
 
@@ -377,8 +380,8 @@ def test_a_v12_store_gains_guidelines_and_keeps_its_decisions(tmp_path: Path) ->
     )
     conn.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION and store.guidelines() is None
-        (event,) = store.item_history(pid)
+        assert store.schema_version == SCHEMA_VERSION and store.guidelines.get() is None
+        (event,) = store.queue(PROPOSAL).history(pid)
         assert (event.guideline_version, event.batch_id) == (None, None)
 
 
@@ -397,8 +400,8 @@ def test_a_v14_store_gains_the_qa_queue_and_keeps_its_decisions(tmp_path: Path) 
     )
     conn.close()
     with Store(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 15
-        assert store.qa_counts() == {"open": 0, "accept": 0, "reject": 0, "conflict": 0}
-        (event,) = store.item_history(pid)
-        assert event.reviewer == "ann" and store.last_undoable("ann") is not None
-        assert store.last_undoable("ann", kind="qa") is None
+        assert store.schema_version == SCHEMA_VERSION == 16
+        assert store.queue(QA).counts() == {"open": 0, "accept": 0, "reject": 0, "conflict": 0}
+        (event,) = store.queue(PROPOSAL).history(pid)
+        assert event.reviewer == "ann" and store.queue(PROPOSAL).last_undoable("ann") is not None
+        assert store.queue("qa").last_undoable("ann") is None

@@ -61,7 +61,7 @@ def _shrink(path: Path, rows: int) -> subprocess.CompletedProcess[str]:
 def shrunk_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("shrunk") / "studio.duckdb"
     with Store(path) as store:
-        store.add_blueprints([blueprint(i) for i in range(400)])
+        store.blueprints.add([blueprint(i) for i in range(400)])
     assert _shrink(path, 20_000).returncode == 0
     return path
 
@@ -82,14 +82,14 @@ def test_a_store_duckdb_shrank_opens_and_reads(shrunk_store: Path) -> None:
     for _ in range(3):
         with Store(shrunk_store) as store:
             assert store.counts().blueprints == 400
-            assert store.get_blueprint(blueprint(7).id) is not None
+            assert store.blueprints.get(blueprint(7).id) is not None
 
 
 def test_a_store_shrunk_while_let_go_of_opens_again(tmp_path: Path) -> None:
     # The studio lets go of the file when idle; another process checkpoints it meanwhile.
     path = tmp_path / "studio.duckdb"
     with Store(path, idle_release_s=0.1) as store:
-        store.add_blueprints([blueprint(i) for i in range(100)])
+        store.blueprints.add([blueprint(i) for i in range(100)])
         deadline = time.monotonic() + 10
         while True:  # until the store has let go of the file
             done = _shrink(path, 20_000)
@@ -105,7 +105,7 @@ def test_a_store_shrunk_while_let_go_of_opens_again(tmp_path: Path) -> None:
 def test_a_store_shrunk_again_and_again_opens_every_time(tmp_path: Path) -> None:
     path = tmp_path / "studio.duckdb"
     with Store(path) as store:
-        store.add_blueprints([blueprint(i) for i in range(50)])
+        store.blueprints.add([blueprint(i) for i in range(50)])
     shrunk = 0
     for rows in (40_000, 5_000, 20_000):
         assert _shrink(path, rows).returncode == 0

@@ -11,7 +11,7 @@ import pytest
 from store_helpers import blueprint, proposal
 
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import BlueprintFilters, DecisionState, QueueFilters, Store
+from codesearch_core.store import PROPOSAL, BlueprintFilters, DecisionState, QueueFilters, Store
 
 
 @pytest.fixture
@@ -22,14 +22,14 @@ def store(tmp_path: Path) -> Iterator[Store]:
             replace(blueprint(2), notes="Counts the 100% of cases"),
             blueprint(3),
         ]
-        s.add_blueprints(bps)
+        s.blueprints.add(bps)
         ids = s.add_proposals([proposal(bps[2], "open_file_"), proposal(bps[2], "close")])
-        s.record_decision(ids[1], DecisionAction.SKIP, "ann", note="Ask about Windows paths")
+        s.queue(PROPOSAL).decide(ids[1], DecisionAction.SKIP, "ann", note="Ask about Windows paths")
         yield s
 
 
 def _blueprints(store: Store, text: str) -> list[str]:
-    return [b.id for b in store.list_blueprints(BlueprintFilters(text=text)).items]
+    return [b.id for b in store.blueprints.list(BlueprintFilters(text=text)).items]
 
 
 def test_a_blueprint_is_found_by_its_intent_id_notes_or_pattern(store: Store) -> None:

@@ -60,32 +60,32 @@ def test_the_to_do_set_matches_its_definition_with_votes_skips_and_others_leases
     rng = random.Random(7)
     with Store(path) as store:
         store.set_review_settings(replace(store.review_settings(), reviews_per_item=2))
-        store.save_episodes([episode(pattern=f"p{i}") for i in range(140)])
-        ids = [e.episode_id for e in store.episodes()]
+        store.episodes.save([episode(pattern=f"p{i}") for i in range(140)])
+        ids = [e.episode_id for e in store.episodes.list()]
         # ann voted on (or skipped) the first 70, still open with one vote: the first windows of
         # the queue hold nothing for her.
         for i, item in enumerate(ids[:70]):
             action = DecisionAction.SKIP if i % 10 == 0 else DecisionAction.ACCEPT
-            store.record_decision(item, action, "ann", kind=EPISODE)
+            store.queue(EPISODE).decide(item, action, "ann")
         # The others vote, skip and lease at random.
         for _ in range(120):
             who = rng.choice(REVIEWERS[1:])
             item = rng.choice(ids)
             if rng.random() < 0.4:
-                store.take_lease(item, who, kind=EPISODE)
+                store.queue(EPISODE).take_lease(item, who)
             else:
                 action = rng.choice([DecisionAction.ACCEPT, DecisionAction.REJECT,
                                      DecisionAction.SKIP])  # fmt: skip
                 # A vote on an item settled meanwhile is refused, as it should be.
                 with contextlib.suppress(StoreError):
-                    store.record_decision(item, action, who, kind=EPISODE)
-        store.take_lease(ids[100], "cy", kind=EPISODE)
+                    store.queue(EPISODE).decide(item, action, who)
+        store.queue(EPISODE).take_lease(ids[100], "cy")
         reviews = store.review_settings().reviews_per_item
         for who in REVIEWERS:
             to_do, own = _expected(store, who, reviews)
-            done, share = store.queue_progress(who, kind=EPISODE)
+            done, share = store.queue(EPISODE).progress(who)
             assert share - done == len(to_do), who
         for who in REVIEWERS:
             to_do, own = _expected(store, who, reviews)
-            picked = store.lease_next(None, who, kind=EPISODE)
+            picked = store.queue(EPISODE).lease_next(None, who)
             assert picked == (own[0] if own else to_do[0] if to_do else None), who

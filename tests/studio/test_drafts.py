@@ -84,6 +84,21 @@ def test_the_expected_table_shows_found_and_hand_added_spans_and_reads_back_the_
     assert studio.spans_from_table(rows) == (Span("a.py", 3, 3), Span("b.py", 7, 7))
 
 
+def test_the_expected_table_shows_and_reads_back_the_supporting_marks() -> None:
+    found = [_finding("a.py", 3), _finding("b.py", 7)]
+    expected = [Span("a.py", 3, 3), Span("c.py", 10, 12, supporting=True)]
+    rows = studio.expected_table(found, expected)
+    assert [(r["path"], r["expected"], r["supporting"]) for r in rows] == [
+        ("a.py", True, False),
+        ("b.py", False, False),
+        ("c.py", True, True),
+    ]
+    rows[1]["supporting"] = True  # ticking supporting alone makes it an expected span, marked
+    spans = studio.spans_from_table(rows)
+    assert spans == (Span("a.py", 3, 3), Span("b.py", 7, 7), Span("c.py", 10, 12))
+    assert [s.supporting for s in spans] == [False, True, True]
+
+
 def test_a_reopened_blueprint_shows_the_text_of_spans_no_run_found_yet() -> None:
     # Reopened: nothing run yet, so no findings carry text; the rows read it from the corpus.
     bp = next(b for b in seed_blueprints() if b.expected)
@@ -191,8 +206,8 @@ def test_the_split_goes_through_the_editor_and_is_saved(seeded: Store) -> None:
     bp = seed_blueprints()[0]
     draft = replace(drafts.draft_from_blueprint(bp), split=Split.EVAL)
     assert drafts.blueprint_from_draft(draft).split is Split.EVAL
-    assert seeded.upsert_blueprint(drafts.blueprint_from_draft(draft)) == "updated"
-    stored = seeded.get_blueprint(bp.id)
+    assert seeded.blueprints.upsert(drafts.blueprint_from_draft(draft)) == "updated"
+    stored = seeded.blueprints.get(bp.id)
     assert stored is not None and drafts.draft_from_blueprint(stored).split is Split.EVAL
 
 

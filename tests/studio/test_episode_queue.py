@@ -28,22 +28,22 @@ def _episode(pattern: str) -> StoredEpisode:
 def test_votes_per_reviewer_conflict_and_undo(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
-        store.save_episodes([_episode("a"), _episode("b")])
+        store.episodes.save([_episode("a"), _episode("b")])
         first = studio.next_episode_id(store, "ann")
-        assert first == store.episodes()[0].episode_id
+        assert first == store.episodes.list()[0].episode_id
         # Leased to ann and needing two reviews: bea is shown it too, cid is not (two leases).
         assert studio.next_episode_id(store, "bea") == first
         assert studio.next_episode_id(store, "cid") != first
 
-        store.record_decision(first, DecisionAction.REJECT, "ann", kind=EPISODE)
-        store.record_decision(first, DecisionAction.ACCEPT, "ann", kind=EPISODE)  # replaces
-        store.record_decision(first, DecisionAction.REJECT, "bea", kind=EPISODE)
+        store.queue(EPISODE).decide(first, DecisionAction.REJECT, "ann")
+        store.queue(EPISODE).decide(first, DecisionAction.ACCEPT, "ann")  # replaces
+        store.queue(EPISODE).decide(first, DecisionAction.REJECT, "bea")
         card = studio.episode_card(store, first)
         assert card is not None
         assert {r: a for r, (a, _) in card.votes.items()} == {"ann": "accept", "bea": "reject"}
         assert card.state == "conflict" and not studio.still_to_do(card, "cid")
 
-        store.undo_last("bea", kind=EPISODE)
+        store.queue(EPISODE).undo("bea")
         card = studio.episode_card(store, first)
         assert card is not None and card.state is None
         assert {r: a for r, (a, _) in card.votes.items()} == {"ann": "accept"}

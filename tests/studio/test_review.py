@@ -13,8 +13,10 @@ from codesearch_core import ingest, studio
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction, Span
+from codesearch_core.store import PROPOSAL
 from codesearch_core.store.core import Store
-from codesearch_core.store.types import BlueprintFilters, DecisionState, QueueFilters
+from codesearch_core.store.filters import QueueFilters
+from codesearch_core.store.types import BlueprintFilters, DecisionState
 from codesearch_core.tools.schemas import parse_tool_call
 from codesearch_core.verify.pending import verify_pending
 
@@ -44,7 +46,7 @@ def test_the_next_item_wraps_round_to_the_start_of_the_queue(seeded: Store) -> N
     assert studio.next_item_id(seeded, QueueFilters()) == queue[0]
     assert studio.next_item_id(seeded, QueueFilters(), after_id=queue[0]) == queue[1]
     assert studio.next_item_id(seeded, QueueFilters(), after_id=queue[-1]) == queue[0]
-    seeded.record_decision(queue[0], DecisionAction.ACCEPT, "ann")
+    seeded.queue(PROPOSAL).decide(queue[0], DecisionAction.ACCEPT, "ann")
     assert studio.next_item_id(seeded, QueueFilters()) == queue[1]
 
 
@@ -117,7 +119,7 @@ def test_accept_needs_a_valid_call_that_ran_and_the_card_says_why(seeded: Store)
     assert studio.accept_blocker(ran) is None
     assert "run failed" in (studio.accept_blocker(failed) or "")
     assert studio.still_to_do(ran, "ann")
-    seeded.record_decision(ran.proposal.id, DecisionAction.ACCEPT, "ann")
+    seeded.queue(PROPOSAL).decide(ran.proposal.id, DecisionAction.ACCEPT, "ann")
     decided = seeded.review_item(ran.proposal.id)
     assert decided is not None and not studio.still_to_do(decided, "ann")
 
@@ -143,7 +145,7 @@ def test_run_it_now_stores_nothing_when_the_blueprint_changed_meanwhile(seeded: 
     assert item is not None
     bp = item.blueprint
     edited = replace(bp, expected=(*bp.expected, Span(bp.expected[0].path, 1, 1)))
-    seeded.upsert_blueprint(edited)  # the card still holds the blueprint as it was
+    seeded.blueprints.upsert(edited)  # the card still holds the blueprint as it was
     with pytest.raises(StoreError, match="edited while this ran"):
         studio.run_item(seeded, item)
     assert [p.proposal_id for p in seeded.pending_verification()] == [pid]
@@ -160,16 +162,16 @@ def test_others_reviews_are_hidden_while_the_item_is_to_do_and_shown_after(seede
     _propose_and_verify(seeded, n=1)
     store = seeded
     queue = [i.proposal_id for i in store.review_queue(limit=5).items]
-    store.record_decision(queue[0], DecisionAction.REJECT, "bob", note="misses a file")
+    store.queue(PROPOSAL).decide(queue[0], DecisionAction.REJECT, "bob", note="misses a file")
     item = store.review_item(queue[0])
     assert item is not None and item.state == "reject"  # one review settles it: all shown
-    store.undo_last("bob")
-    store.record_decision(queue[0], DecisionAction.SKIP, "bob")
+    store.queue(PROPOSAL).undo("bob")
+    store.queue(PROPOSAL).decide(queue[0], DecisionAction.SKIP, "bob")
     item = store.review_item(queue[0])
     assert item is not None
     line, history = studio.reviews_seen(item, "ann")
     assert (line, history) == ("1 hidden until you give yours", ())  # bob's events too
-    store.record_decision(queue[0], DecisionAction.SKIP, "ann")
+    store.queue(PROPOSAL).decide(queue[0], DecisionAction.SKIP, "ann")
     item = store.review_item(queue[0])
     assert item is not None
     line, history = studio.reviews_seen(item, "ann", {"skip": "skipped"})

@@ -12,7 +12,15 @@ from typing import Any
 
 from codesearch_core import studio
 from codesearch_core.corpora import corpus_root, load_seed_blueprints
-from codesearch_core.gym import AGENT_ENGINE_PREFIX, Episode, ReferencePolicy, Task, evaluate_agent
+from codesearch_core.gym import (
+    AGENT_ENGINE_PREFIX,
+    Episode,
+    GymSettings,
+    ReferencePolicy,
+    RewardWeights,
+    Task,
+    evaluate_agent,
+)
 from codesearch_core.models import Blueprint
 from codesearch_core.store import Store, StoredEpisode
 from codesearch_core.studio import FindingStatus
@@ -155,3 +163,75 @@ def test_two_runs_side_by_side_say_who_found_what_in_how_many_turns_and_calls(
     assert len(both.spans) == len(bp.expected)
     assert [row[good.label] for row in both.spans] == ["hit"] * len(bp.expected)
     assert [row[worse.label] for row in both.spans][1:] == ["miss"] * (len(bp.expected) - 1)
+
+
+def test_two_runs_best_episodes_are_paired_turn_against_turn(tmp_path: Path) -> None:
+    bp = _seed()
+    task = Task(bp, corpus_root(bp.corpus))
+    good = evaluate_agent(ReferencePolicy(), [task], label="one")
+    (item,) = good.items
+    half = _played(bp)
+    answer = replace(item.answers[0], raw_text=json.dumps(half), reward=half["info"]["reward"])
+    worse = replace(good, run_id="worse", created_at="2026-01-01T00:00:00",
+                    items=(replace(item, answers=(answer,)),))  # fmt: skip
+    single = replace(good, run_id="single", engine="mutations")
+    with Store(tmp_path / "s.duckdb") as store:
+        left, right = studio.best_episodes(store, [good, worse], bp.id)
+        # A single-call run has no episode to set beside another.
+        assert len(studio.best_episodes(store, [good, single], bp.id)) == 1
+    assert (left.reward, right.reward) == (1.0, half["info"]["reward"])
+    pairs = studio.paired_turns(left, right)
+    assert len(pairs) == max(len(left.turns), len(right.turns)) == 2
+    assert [p.number for p in pairs] == [1, 2]
+    # Each side keeps its own calls in its own turn; the shorter episode's missing turn is None.
+    assert pairs[0].right is not None and [c.name for c in pairs[0].right.calls] == [
+        bp.reference_call.name.value, "read_file", "grep_everything"]  # fmt: skip
+    assert pairs[0].left == left.turns[0]
+    one_turn = replace(right, turns=right.turns[:1])
+    assert studio.paired_turns(left, one_turn)[1].right is None
+
+
+def test_an_episode_is_offered_the_other_episodes_of_its_task_only(tmp_path: Path) -> None:
+    bp = _seed()
+    other_bp = next(b for b in load_seed_blueprints() if b.plan is None and b.id != bp.id)
+
+    def stored(blueprint: Blueprint, trajectory: dict[str, Any], engine: str) -> StoredEpisode:
+        info = trajectory["info"]
+        return StoredEpisode(blueprint.id, blueprint.corpus, engine, "", info["reward"],
+                             info["components"], 1.0, len(trajectory["turns"]), info["calls"], 0,
+                             "submitted", trajectory)  # fmt: skip
+
+    full = evaluate_agent(ReferencePolicy(), [Task(bp, corpus_root(bp.corpus))], label="r")
+    full_trajectory = json.loads(full.items[0].answers[0].raw_text)
+    elsewhere = evaluate_agent(ReferencePolicy(), [Task(other_bp, corpus_root(other_bp.corpus))])
+    mine, theirs = stored(bp, full_trajectory, "reference"), stored(bp, _played(bp), "openai")
+    unrelated = stored(other_bp, json.loads(elsewhere.items[0].answers[0].raw_text), "reference")
+    with Store(tmp_path / "s.duckdb") as store:
+        store.episodes.save([mine, theirs, unrelated])
+        offered = studio.other_episodes(store, mine)
+    assert [e.episode_id for e in offered] == [theirs.episode_id]
+    assert studio.episode_label(offered[0]).startswith("openai · reward ")
+
+
+def test_the_reward_parts_carry_their_weights_and_add_up_to_the_reward() -> None:
+    bp = _seed()
+    half = _played(bp)
+    view = studio.trajectory_view(half, bp, corpus=bp.corpus)
+    parts = {p["component"]: p for p in view.reward_parts}
+    assert parts["R_find"]["weight"] == RewardWeights().find
+    assert parts["R_find"]["weighted"] == RewardWeights().find * parts["R_find"]["value"]
+    total = sum(p["weighted"] for p in view.reward_parts)
+    assert abs(total - view.reward) < 1e-9  # within [-1, 1]: no clamp
+    assert view.reward_sum == f"The weighted parts add up to {total:.3f}: reward {view.reward:.3f}."
+    # The weights the episode was played with, not the defaults: a stored episode keeps them.
+    heavy = GymSettings(weights=RewardWeights(find=2.0))
+    stored = StoredEpisode(bp.id, bp.corpus, "openai", "", half["info"]["reward"],
+                           half["info"]["components"], 0.5, 2, 3, 1, "submitted", half,
+                           settings=heavy.to_dict())  # fmt: skip
+    again = studio.episode_trajectory(stored, bp)
+    assert {p["component"]: p["weight"] for p in again.reward_parts}["R_find"] == 2.0
+    # An episode that never submitted earns 0, whatever its parts add up to.
+    unsubmitted = {**half, "submit": None}
+    assert studio.trajectory_view(unsubmitted, bp, corpus=bp.corpus).reward_sum.startswith(
+        "No submit: the reward is 0"
+    )

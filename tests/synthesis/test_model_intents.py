@@ -51,7 +51,7 @@ def test_openai_intents_are_sampled_checked_and_counted(
     assert request["n"] == 3 and request["model"] == "m"
     assert request["response_format"]["json_schema"]["schema"] == INTENT_SCHEMA
     with Store(db) as store:
-        drafts, total = store.list_drafts(limit=10)
+        drafts, total = store.drafts.list(limit=10)
     assert total == 4
     for draft in drafts:
         assert draft.intent.startswith("Please, ") and draft.engine == "openai"

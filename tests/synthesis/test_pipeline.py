@@ -36,13 +36,13 @@ def test_drafts_whose_reference_is_too_slow_on_the_whole_corpus_are_dropped(
     small_corpus: str, tmp_path: Path
 ) -> None:
     with Store(tmp_path / "fine.duckdb") as store:
-        fine = synthesize(small_corpus, writer=TemplateWriter(), sink=store)
+        fine = synthesize(small_corpus, writer=TemplateWriter(), sink=store.drafts)
     assert fine.counts.kept > 0 and fine.too_slow == []
     with Store(tmp_path / "slow.duckdb") as store:
         # No reference finishes on the whole corpus in a millisecond: every group is dropped,
         # though each of its targets reproduced on its mining pass's files.
-        slow = synthesize(small_corpus, writer=TemplateWriter(), sink=store, timeout_s=0.001)
-        assert store.list_drafts(status=None, corpus=small_corpus, limit=100)[1] == 0
+        slow = synthesize(small_corpus, writer=TemplateWriter(), sink=store.drafts, timeout_s=0.001)
+        assert store.drafts.list(status=None, corpus=small_corpus, limit=100)[1] == 0
     c = slow.counts
     assert c.kept == c.verified == 0
     assert c.dropped["too_slow_whole_corpus"] == fine.counts.verified
@@ -55,11 +55,11 @@ def test_drafts_whose_reference_is_too_slow_on_the_whole_corpus_are_dropped(
 
 def _drafts(db: Path) -> list[Draft]:
     with Store(db) as store:
-        return store.list_drafts(status=None, limit=100)[0]
+        return store.drafts.list(status=None, limit=100)[0]
 
 
 def test_no_webshop_rule_is_too_slow_on_the_whole_corpus(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
-        report = synthesize("webshop", writer=TemplateWriter(), sink=store)
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store.drafts)
     assert report.counts.kept > 0 and report.too_slow == []
     assert not {"too_slow_whole_corpus", "whole_corpus_differs"} & set(report.counts.dropped)

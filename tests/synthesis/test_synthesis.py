@@ -13,7 +13,7 @@ import pytest
 from rapidfuzz import fuzz
 
 from codesearch_core.models import Difficulty
-from codesearch_core.store import Store
+from codesearch_core.store import DRAFT, Store
 from codesearch_core.synthesis import (
     NothingToMineError,
     SynthesisCounts,
@@ -85,7 +85,7 @@ def test_synthesize_writes_distinct_verified_drafts(tmp_path: Path) -> None:
     progress: list[int] = []
     with Store(tmp_path / "s.duckdb") as store:
         report = synthesize(
-            "webshop", writer=TemplateWriter(), sink=store, limit=12, seed=0,
+            "webshop", writer=TemplateWriter(), sink=store.drafts, limit=12, seed=0,
             on_progress=lambda c: progress.append(c.kept),
         )  # fmt: skip
         c = report.counts
@@ -93,7 +93,7 @@ def test_synthesize_writes_distinct_verified_drafts(tmp_path: Path) -> None:
         assert c.candidates >= c.mined >= c.verified >= c.deduplicated >= c.kept
         assert c.dropped["too_small"] and c.dropped["baseline_close"]
         assert progress and progress[-1] == c.kept
-        drafts, total = store.list_drafts(status="pending", limit=1000)
+        drafts, total = store.drafts.list(status="pending", limit=1000)
         assert total == c.kept
         assert len({d.findings_hash for d in drafts}) == total  # no two with the same findings
         assert {d.engine for d in drafts} == {"templates"}
@@ -101,25 +101,25 @@ def test_synthesize_writes_distinct_verified_drafts(tmp_path: Path) -> None:
         # Run again with the same seed: what is stored is not run nor written again, the run goes
         # on to targets not drafted yet.
         again = synthesize(
-            "webshop", writer=TemplateWriter(), sink=store, limit=3, seed=0,
+            "webshop", writer=TemplateWriter(), sink=store.drafts, limit=3, seed=0,
             known_drafts=stored_draft_ids(store, "webshop"),
         )  # fmt: skip
         assert again.counts.kept == 3 and set(again.draft_ids).isdisjoint(report.draft_ids)
         assert again.counts.already_drafted == 12
-        assert store.draft_counts()["pending"] == 15
+        assert store.queue(DRAFT).counts()["open"] == 15
 
 
 def test_a_stop_midway_keeps_the_drafts_made_so_far(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
         seen: list[SynthesisCounts] = []
         report = synthesize(
-            "webshop", writer=TemplateWriter(), sink=store, batch_size=8,
+            "webshop", writer=TemplateWriter(), sink=store.drafts, batch_size=8,
             on_progress=seen.append, should_stop=lambda: bool(seen),
         )  # fmt: skip
         assert report.stopped and len(seen) == 1  # one batch of 8 candidates, then the stop
         c = report.counts
         assert c.mined + sum(c.dropped[w] for w in ("too_small", "too_large", "failed")) <= 8
-        drafts, total = store.list_drafts(limit=100)
+        drafts, total = store.drafts.list(limit=100)
         assert total == report.counts.kept == len(drafts)
         assert all(d.expected and d.intent for d in drafts)
 
@@ -144,7 +144,7 @@ class _SameIntent:
 
 def test_too_close_intents_are_dropped(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
-        report = synthesize("webshop", writer=_SameIntent(), sink=store, limit=1)
+        report = synthesize("webshop", writer=_SameIntent(), sink=store.drafts, limit=1)
     assert report.counts.kept == 1
     assert report.counts.dropped["close_intent"] >= 1
 

@@ -129,7 +129,7 @@ class _Drafts:
     def __init__(self) -> None:
         self.drafts: list[Draft] = []
 
-    def add_draft(self, draft: Draft) -> bool:
+    def add(self, draft: Draft) -> bool:
         self.drafts.append(draft)
         return True
 

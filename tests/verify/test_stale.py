@@ -12,8 +12,9 @@ from store_helpers import rg_call
 
 from codesearch_core.cli import main
 from codesearch_core.corpora import add_corpus, check_corpus
+from codesearch_core.errors import StoreError
 from codesearch_core.models import Blueprint, DecisionAction, Proposal, Span
-from codesearch_core.store import QueueFilters, Store
+from codesearch_core.store import DRIFT, PROPOSAL, QueueFilters, Store
 from codesearch_core.verify import verify_pending, verify_stale
 
 
@@ -40,12 +41,12 @@ def _store(tmp_path: Path) -> tuple[Store, Blueprint, str]:
         language="python",
     )
     store = Store(tmp_path / "s.duckdb")
-    store.add_blueprints([bp])
+    store.blueprints.add([bp])
     (pid,) = store.add_proposals(
         [Proposal(bp.id, "test", "m", bp.reference_call.to_json(), bp.reference_call, True)]
     )
     verify_pending(store, workers=1)
-    store.record_decision(pid, DecisionAction.ACCEPT, "ana")
+    store.queue(PROPOSAL).decide(pid, DecisionAction.ACCEPT, "ana")
     return store, bp, pid
 
 
@@ -55,7 +56,7 @@ def _answers(store: Store) -> int:
 
 def test_a_hand_edit_puts_what_changed_in_drift(tmp_path: Path, pinned: Path) -> None:
     store, bp, pid = _store(tmp_path)
-    assert store.get_blueprint(bp.id).snapshot == check_corpus("proj").content_id  # type: ignore[union-attr]
+    assert store.blueprints.get(bp.id).snapshot == check_corpus("proj").content_id  # type: ignore[union-attr]
     nothing = verify_stale(store)
     assert (nothing.references_checked, nothing.accepted_checked, nothing.drifted) == (0, 0, 0)
     assert _answers(store) == 1
@@ -69,7 +70,7 @@ def test_a_hand_edit_puts_what_changed_in_drift(tmp_path: Path, pinned: Path) ->
     report = verify_stale(store)
     assert (report.references_checked, report.accepted_checked) == (1, 1)
     assert (report.references_drifted, report.accepted_drifted) == (1, 1)
-    drift = {d.item_id: d for d in store.open_drift()}
+    drift = {d.item_id: d for d in store.drift.open()}
     assert set(drift) == {bp.id, pid}
     assert drift[pid].old_findings == (Span("pkg/core.py", 2, 2),)
     assert drift[pid].new_findings == (Span("pkg/core.py", 2, 2), Span("pkg/core.py", 4, 4))
@@ -77,17 +78,24 @@ def test_a_hand_edit_puts_what_changed_in_drift(tmp_path: Path, pinned: Path) ->
     # Held out of exports until decided, and counted.
     assert _answers(store) == 0
     assert store.export_answer_counts(QueueFilters())["accepted_in_drift"] == 1
-    assert store.drift_held_out() == 1
+    assert store.drift.held_out() == 1
     # Re-running finds nothing new to re-check: the items are in drift already.
     assert verify_stale(store).drifted == 0
 
-    store.resolve_drift(bp.id, "updated", "lead")
-    store.resolve_drift(pid, "kept", "lead")
-    assert store.open_drift() == []
-    assert store.get_blueprint(bp.id).expected == drift[pid].new_findings  # type: ignore[union-attr]
+    # A: a reference takes the new findings ("updated"), an accepted proposal is "kept".
+    store.queue(DRIFT).decide(bp.id, "accept", "lead")
+    store.queue(DRIFT).decide(pid, "accept", "lead")
+    assert store.drift.open() == []
+    # The resolution is the queue's state, in the card's words.
+    resolved = {i: store.drift.get(i) for i in (bp.id, pid)}
+    assert {i: (d.resolution, d.resolved_by) for i, d in resolved.items() if d} == {
+        bp.id: ("updated", "lead"),
+        pid: ("kept", "lead"),
+    }
+    assert store.blueprints.get(bp.id).expected == drift[pid].new_findings  # type: ignore[union-attr]
     assert _answers(store) == 1
-    with pytest.raises(Exception, match="not in open drift"):
-        store.resolve_drift(pid, "rejected", "lead")
+    with pytest.raises(StoreError, match="accepted by lead already"):
+        store.queue(DRIFT).decide(pid, "reject", "lead")
     after = verify_stale(store)
     assert (after.references_checked, after.accepted_checked) == (0, 0)
 
@@ -113,7 +121,7 @@ def test_a_rejected_drift_is_a_final_reject(tmp_path: Path, pinned: Path) -> Non
     os.chmod(core, 0o644)
     core.write_text("def run():\n    return 0\n", encoding="utf-8")
     verify_stale(store)
-    store.resolve_drift(pid, "rejected", "lead", note="the call is gone")
+    store.queue(DRIFT).decide(pid, "reject", "lead", "the call is gone")
     assert store.current_decision(pid).action == "reject"  # type: ignore[union-attr]
     assert _answers(store) == 0
 
@@ -142,7 +150,7 @@ def test_a_proposal_whose_corpus_is_missing_stays_pending_and_the_rest_are_verif
         id="gone-db-query", intent="Find DB.query elsewhere", reference_call=bp.reference_call,
         corpus="gone", expected=bp.expected, language="python",
     )  # fmt: skip
-    store.add_blueprints([elsewhere])
+    store.blueprints.add([elsewhere])
     here = rg_call(r"return")
     store.add_proposals(
         [

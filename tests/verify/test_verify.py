@@ -374,7 +374,7 @@ def test_editing_a_blueprints_expected_findings_regrades_its_proposals_only(
         assert before is not None and before.grade is not None
         assert before.grade.span_f1 == 1.0
 
-        store.upsert_blueprint(replace(edited, expected=edited.expected[:1]))
+        store.blueprints.upsert(replace(edited, expected=edited.expected[:1]))
         # The stored runs are graded again in the edit itself: nothing is pending, nothing re-runs.
         again = verify_pending(store, workers=2)
 
