@@ -1,12 +1,17 @@
-"""A lead's bulk actions on the Review page's Proposals queue, over the filter in force: accept
-every item that is safe to accept (ran, graded perfect; never failed, stale or in conflict), or
-reject the filter with one reason. Each shows its count and what it leaves out, asks for a
-confirmation, and is one audited batch that "Undo batch" (or U on the card) takes back whole.
-The store (`store.bulk`) decides what is in a batch; this only lays it out."""
+"""A lead's bulk actions over a queue's filter, on every queue that has them: accept every item
+that is safe to accept (what a single accept would refuse is left out and counted), or reject the
+filter with one reason. Each shows its count and what it leaves out, asks for a confirmation, and
+is one audited batch that "Undo batch" (or U on the card) takes back whole.
+
+Proposals bulk over the Review page's queue filters (`bulk_actions`); the other queues over a
+filter typed as `KEY=VALUE` words (`filtered_bulk`: the keys of the kind's filters, the words
+`codesearch review accept|reject --filter` takes). The store (`store.bulk`) decides what is in a
+batch; this only lays it out."""
 
 from __future__ import annotations
 
-from typing import Final
+import shlex
+from collections.abc import Sequence
 
 import streamlit as st
 
@@ -14,75 +19,123 @@ from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import PROPOSAL, BulkPlan, QueueFilters, Store
+from codesearch_core.store import PROPOSAL, BulkPlan, ItemFilters, QueueFilters, Store, kind_of
 from pages import _shared
 
-_FLASH: Final = "bulk_flash"  # what the last bulk action did, shown once
 _ACCEPT, _REJECT = DecisionAction.ACCEPT, DecisionAction.REJECT
 
 
-def _apply(store: Store, filters: QueueFilters, plan: BulkPlan, reason: str, on_done: str) -> None:
+def _prefix(kind: str) -> str:
+    # The Proposals panel keeps its widget keys (`bulk:accept`, ...); the others get their own.
+    return "bulk" if kind == PROPOSAL else f"bulk:{kind}"
+
+
+def _apply(
+    store: Store, kind: str, filters: ItemFilters, plan: BulkPlan, reason: str, on_done: str
+) -> None:
     who = _shared.reviewer()
+    flash = f"{_prefix(kind)}:flash"
     try:
-        _, done = store.queue(PROPOSAL).bulk_decide(
+        _, done = store.queue(kind).bulk_decide(
             filters, plan.action, who, expected=plan, reason=reason
         )
         word = "Accepted" if plan.action is _ACCEPT else "Rejected"
-        st.session_state[_FLASH] = ("success", f"{word} {len(done.item_ids)} items as one batch.")
+        st.session_state[flash] = ("success", f"{word} {len(done.item_ids)} items as one batch.")
     except CodesearchError as err:  # a stale count among them: nothing was written
-        st.session_state[_FLASH] = ("error", str(err))
+        st.session_state[flash] = ("error", str(err))
     st.session_state.pop(on_done, None)  # the next bulk action is confirmed afresh
 
 
-def _undo(store: Store) -> None:
+def _undo(store: Store, kind: str) -> None:
+    flash = f"{_prefix(kind)}:flash"
     try:
-        store.queue(PROPOSAL).undo(_shared.reviewer())
-        st.session_state[_FLASH] = ("success", "Batch undone: its items are as they were.")
+        store.queue(kind).undo(_shared.reviewer())
+        st.session_state[flash] = ("success", "Batch undone: its items are as they were.")
     except CodesearchError as err:
-        st.session_state[_FLASH] = ("error", str(err))
+        st.session_state[flash] = ("error", str(err))
+
+
+def _is_lead() -> bool:
+    return bool(_shared.reviewer()) and not _shared.denial(Action.RESOLVE)
 
 
 def bulk_actions(store: Store, filters: QueueFilters) -> None:
-    """The Bulk actions panel, for a lead only (a reviewer who is not one sees nothing)."""
-    who = _shared.reviewer()
-    if not who or _shared.denial(Action.RESOLVE):
+    """The Proposals queue's Bulk actions panel over its filters, for a lead only (a reviewer who
+    is not one sees nothing)."""
+    if not _is_lead():
         return
     # A toggle, not an expander: an expander's contents run on every page run, and counting the
     # filter twice costs as much as the queue; only a lead who opens it pays for it.
     if not st.toggle("Bulk actions (lead)", key="bulk:open"):
         return
-    flash = st.session_state.pop(_FLASH, None)
+    _panel(store, PROPOSAL, filters, studio.REJECT_REASONS)
+
+
+def filtered_bulk(store: Store, kind: str, reasons: Sequence[str] | None = None) -> None:
+    """A queue's Bulk actions panel over a filter the lead types (`KEY=VALUE` words, checked by
+    the kind's own parser: a wrong key or value says what is allowed); `reasons` the reject
+    reasons to pick from (None: the reason is typed)."""
+    if not _is_lead():
+        return
+    prefix = _prefix(kind)
+    if not st.toggle("Bulk actions (lead)", key=f"{prefix}:open"):
+        return
+    queue_kind = kind_of(kind)
+    keys = ", ".join(queue_kind.filter_keys())
+    typed = st.text_input(
+        "Filter", key=f"{prefix}:filter", placeholder="KEY=VALUE ... (none: every open item)",
+        help=f"Keys: {keys}. The same words as `codesearch review accept --queue {kind} "
+        "--filter KEY=VALUE`.",
+    )  # fmt: skip
+    try:
+        filters = queue_kind.parse_filters(shlex.split(typed))
+    except (CodesearchError, ValueError) as err:
+        st.error(f"Not a filter: {err}", icon=":material/error:")
+        return
+    _panel(store, kind, filters, reasons)
+
+
+def _panel(store: Store, kind: str, filters: ItemFilters, reasons: Sequence[str] | None) -> None:
+    prefix, who = _prefix(kind), _shared.reviewer()
+    flash = st.session_state.pop(f"{prefix}:flash", None)
+    queue = store.queue(kind)
     with st.container(border=True):
         if flash:
             (st.error if flash[0] == "error" else st.success)(flash[1])
         st.caption("Over the queue's filter as it is now. Each is one batch of final decisions, "
                    "audited; Undo batch takes it back whole.")  # fmt: skip
         accept, reject = st.columns(2)
-        plan = store.queue(PROPOSAL).bulk_plan(filters, _ACCEPT)
+        plan = queue.bulk_plan(filters, _ACCEPT)
         with accept:
             st.markdown(plan.summary() + ".")
-            sure = st.checkbox(f"Yes, accept these {len(plan.item_ids)}", key="bulk:ok:accept",
+            sure = st.checkbox(f"Yes, accept these {len(plan.item_ids)}", key=f"{prefix}:ok:accept",
                                disabled=not plan.item_ids)  # fmt: skip
+            what = "perfect items" if kind == PROPOSAL else "items"
             st.button(
-                f"Accept {len(plan.item_ids)} perfect items", icon=":material/check:",
-                key="bulk:accept", disabled=not (sure and plan.item_ids), on_click=_apply,
-                args=(store, filters, plan, "", "bulk:ok:accept"),
+                f"Accept {len(plan.item_ids)} {what}", icon=":material/check:",
+                key=f"{prefix}:accept", disabled=not (sure and plan.item_ids), on_click=_apply,
+                args=(store, kind, filters, plan, "", f"{prefix}:ok:accept"),
                 help="Confirm with the box first",
             )  # fmt: skip
-        no = store.queue(PROPOSAL).bulk_plan(filters, _REJECT)
+        no = queue.bulk_plan(filters, _REJECT)
         with reject:
-            reason = st.selectbox("Reason", studio.REJECT_REASONS, index=None, key="bulk:reason",
-                                  placeholder="a reason for all of them")  # fmt: skip
+            reason: str | None
+            if reasons is None:
+                reason = st.text_input("Reason", key=f"{prefix}:reason",
+                                       placeholder="a reason for all of them")  # fmt: skip
+            else:
+                reason = st.selectbox("Reason", reasons, index=None, key=f"{prefix}:reason",
+                                      placeholder="a reason for all of them")  # fmt: skip
             st.markdown(no.summary() + ".")
-            sure_no = st.checkbox(f"Yes, reject these {len(no.item_ids)}", key="bulk:ok:reject",
+            sure_no = st.checkbox(f"Yes, reject these {len(no.item_ids)}", key=f"{prefix}:ok:reject",
                                   disabled=not no.item_ids or not reason)  # fmt: skip
             st.button(
-                f"Reject {len(no.item_ids)} items", icon=":material/close:", key="bulk:reject",
+                f"Reject {len(no.item_ids)} items", icon=":material/close:", key=f"{prefix}:reject",
                 disabled=not (sure_no and no.item_ids and reason), on_click=_apply,
-                args=(store, filters, no, str(reason or ""), "bulk:ok:reject"),
-                help="Pick a reason and confirm with the box first",
+                args=(store, kind, filters, no, str(reason or ""), f"{prefix}:ok:reject"),
+                help="Give a reason and confirm with the box first",
             )  # fmt: skip
-        batch = store.queue(PROPOSAL).last_undoable_batch(who)
+        batch = queue.last_undoable_batch(who)
         if batch is not None:
-            st.button(f"Undo batch ({batch[1]} items)", icon=":material/undo:", key="bulk:undo",
-                      on_click=_undo, args=(store,))  # fmt: skip
+            st.button(f"Undo batch ({batch[1]} items)", icon=":material/undo:",
+                      key=f"{prefix}:undo", on_click=_undo, args=(store, kind))  # fmt: skip

@@ -21,6 +21,7 @@ from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import EPISODE, Store, StoredEpisode
 from pages import (
+    _bulk,
     _history,
     _item_queue,
     _queue_frame,
@@ -52,6 +53,8 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
         f"Episodes: {counts['open']} open · {counts['accept']} accepted · "
         f"{counts['reject']} rejected · {counts['conflict']} in conflict"
     )
+    # e.g. "engine=reference min_reward=1": the verified reference episodes in one batch.
+    _bulk.filtered_bulk(store, EPISODE)
     QUEUE.draw(
         store, conflicts=counts["conflict"], plural="episodes", card=_card,
         empty="No episodes left to review. Episodes are made by "

@@ -19,7 +19,7 @@ from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import QA, Store
-from pages import _answer_view, _item_queue, _queue_frame, _shared
+from pages import _answer_view, _bulk, _item_queue, _queue_frame, _shared
 
 QUEUE: Final = _item_queue.ItemQueue[studio.QACard](
     kind=QA, state="qa", widgets="qa", noun="item",
@@ -37,6 +37,7 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
         f"QA: {counts['open']} open · {counts['accept']} correct · {counts['reject']} incorrect · "
         f"{counts['conflict']} in conflict · the error rate: `{studio.QA_CARD_COMMAND}`"
     )
+    _bulk.filtered_bulk(store, QA, studio.QA_REJECT_REASONS)
     QUEUE.draw(
         store, conflicts=counts["conflict"], plural="QA items", card=_card,
         empty=f"No QA items left to review. A data set's sample is queued by "

@@ -1,8 +1,8 @@
 """The Review page's queue picker: one button per queue kind of the store's registry
-(`store.KINDS`, named by `studio.QUEUE_NAMES`), each with its open items, and the page module that
+(`store.KINDS`, each named by its `title`), each with its open items, and the page module that
 draws each kind's queue (`PAGES`). The Proposals queue is the page's own (`pages/review.py`): the
-picker returns False for it. A new kind of queue is one store module, one entry in `KINDS` and one
-page module, listed in `PAGES`.
+picker returns False for it. A new kind of queue is one store module with its entry in `KINDS`,
+and one page module with its entry in `PAGES`.
 """
 
 from __future__ import annotations

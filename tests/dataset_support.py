@@ -8,6 +8,12 @@ from pathlib import Path
 
 SMALL = Path(__file__).parent / "dataset" / "small.toml"
 SEEDS = Path(__file__).parent.parent / "data" / "seeds" / "blueprints.jsonl"
+_WEBSHOP = 'name = "webshop"\nsnapshot = "4204ea579f3e895a41b6ff7511e969ad35dea0e4e7da9eb711dffb107f2e7a29"'
+#: `small_variant`'s edits that build the small recipe on ledger alone: a build of a few seconds.
+LEDGER_ALONE: tuple[tuple[str, str], ...] = (
+    (f"[[corpora]]\n{_WEBSHOP}\n\n", ""),
+    ('train = ["webshop"]\neval = ["ledger"]', 'train = ["ledger"]'),
+)
 
 
 def file_hashes(folder: Path) -> dict[str, str]:

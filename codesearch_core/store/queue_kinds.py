@@ -71,6 +71,10 @@ class QueueKind:
     id_column: str
     #: The queue's order over the table aliased `p`.
     order_sql: str
+    #: What people call the queue (the Review page's picker) and one and many of its items ("3
+    #: QA items"): a new kind is named here, with the rest of what it is.
+    title: str = ""
+    noun: tuple[str, str] = ("item", "items")
     #: Reviews per item from the review settings; otherwise one settles it.
     shared_reviews: bool = True
     #: What a person needs to decide an item of this kind (accepting a draft: to author).
@@ -353,26 +357,32 @@ _DRIFT_SQL: Final = {
 
 KINDS: Final[dict[str, QueueKind]] = {
     PROPOSAL: QueueKind(
-        PROPOSAL, "proposals", "id", "p.seq", accept_blocker=_proposal_blocker,
+        PROPOSAL, "proposals", "id", "p.seq", "Proposals", ("proposal", "proposals"),
+        accept_blocker=_proposal_blocker,
         filtered=True, log_as="decision", plan_from=_PROPOSAL_PLAN_FROM,
         accept_rules=_PROPOSAL_NOT_ACCEPTABLE,
     ),
     DRAFT: QueueKind(
-        DRAFT, "drafts", "id", "p.seq", shared_reviews=False, accept=Action.AUTHOR,
+        DRAFT, "drafts", "id", "p.seq", "Drafts", ("draft", "drafts"), shared_reviews=False, accept=Action.AUTHOR,
         settle=_settle_draft, filters=DraftFilters, filter_sql=_DRAFT_SQL,
     ),
     DRIFT: QueueKind(
-        DRIFT, "drift", "item_id", "p.found_at, p.item_id", shared_reviews=False,
+        DRIFT, "drift", "item_id", "p.found_at, p.item_id", "Drift", ("drift item", "drift items"),
+        shared_reviews=False,
         decide=Action.RESOLVE, accept=Action.RESOLVE, settle=_settle_drift, filters=DriftFilters,
         filter_sql=_DRIFT_SQL,
     ),
     EPISODE: QueueKind(
-        EPISODE, "episodes", "episode_id", "p.seq", accept_blocker=_episode_blocker,
+        EPISODE, "episodes", "episode_id", "p.seq", "Episodes", ("episode", "episodes"),
+        accept_blocker=_episode_blocker,
         filters=EpisodeFilters, filter_sql=_EPISODE_SQL,
         accept_rules=(("corpus gone", "p.corpus NOT IN (SELECT unnest(?::VARCHAR[]))"),),
         accept_params=lambda: [list_corpora()],
     ),
-    QA: QueueKind(QA, "qa_items", "qa_id", "p.seq", filters=QAFilters, filter_sql=_QA_SQL),
+    QA: QueueKind(
+        QA, "qa_items", "qa_id", "p.seq", "QA", ("QA item", "QA items"), filters=QAFilters,
+        filter_sql=_QA_SQL,
+    ),
 }  # fmt: skip
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from codesearch_core.store import KINDS
+
 #: Why the synthesis pipeline dropped a candidate, in words; the code stays beside it (it is what
 #: the CLI's JSON report and the docs use).
 DROP_REASONS: Final[Mapping[str, str]] = {
@@ -45,14 +47,11 @@ def drop_reason(code: str) -> str:
     return f"{words} (`{code}`)" if words else f"`{code}`"
 
 
-#: Each queue kind as the Review page's picker names it.
-QUEUE_NAMES: Final = {"proposal": "Proposals", "draft": "Drafts", "drift": "Drift",
-                      "episode": "Episodes", "qa": "QA"}  # fmt: skip
+#: Each queue kind as the Review page's picker names it (the kind's own `title`).
+QUEUE_NAMES: Final = {name: kind.title for name, kind in KINDS.items()}
 
 #: How a kind's items are named in a sentence ("3 proposals", "1 QA item").
-_ITEM_WORDS: Final = {"proposal": ("proposal", "proposals"), "episode": ("episode", "episodes"),
-                      "qa": ("QA item", "QA items"), "draft": ("draft", "drafts"),
-                      "drift": ("drift item", "drift items")}  # fmt: skip
+_ITEM_WORDS: Final = {name: kind.noun for name, kind in KINDS.items()}
 
 
 def settings_change(opened: Mapping[str, int], reviews: int, *, would: bool = False) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser_support import BROWSER_MARKS, Studio, clipped, open_page, settle
-from dataset_support import small_variant
+from dataset_support import LEDGER_ALONE, small_variant
 from playwright.sync_api import Browser, Page
 from statsmodels.stats.proportion import proportion_confint
 
@@ -19,8 +19,6 @@ from codesearch_core.dataset import build_dataset, dataset_of, load_recipe
 from codesearch_core.store import Store
 
 pytestmark = BROWSER_MARKS
-
-WEBSHOP = 'name = "webshop"\nsnapshot = "4204ea579f3e895a41b6ff7511e969ad35dea0e4e7da9eb711dffb107f2e7a29"'
 
 
 def _heading(page: Page, text: str) -> None:
@@ -33,12 +31,7 @@ def test_two_correct_one_incorrect_undone_reload_resumes_and_the_card_counts_two
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # The small recipe on ledger alone: a build of a few seconds.
-    recipe = small_variant(
-        tmp_path,
-        (f"[[corpora]]\n{WEBSHOP}\n\n", ""),
-        ('train = ["webshop"]\neval = ["ledger"]', 'train = ["ledger"]'),
-    )
+    recipe = small_variant(tmp_path, *LEDGER_ALONE)
     out, db = tmp_path / "ds", tmp_path / "studio.duckdb"
     build_dataset(load_recipe(recipe), out)
     assert main(["dataset", "sample", str(out), "--n", "4", "--stratify", "language", "--queue",

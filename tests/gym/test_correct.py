@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from codesearch_core.gym import (
     rollouts,
 )
 from codesearch_core.store import Store, StoredEpisode
-from tests.vllm_support.env import run_in_vllm_env, skip_reason, tiny_model_dir, vllm_python
+from tests.vllm_support.env import run_in_vllm_env, skip_reason, vllm_python
 
 Calls = list[list[dict[str, Any]]]
 
@@ -256,20 +255,12 @@ def test_trls_dpo_trainer_reads_the_step_pairs(
     stored: tuple[Store, StoredEpisode],
     plan_task: Task,
     tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
+    long_tiny_model: Path,
 ) -> None:
     store, original = stored
     out = _step_pairs(store, original, plan_task, tmp_path / "out")
-    model = tmp_path / "tiny"
-    shutil.copytree(tiny_model_dir(tmp_path_factory), model)
-    # The gym's prompt and four tools are about 2,300 tokens: room for them (no weights change).
-    for name, key in (("config.json", "max_position_embeddings"),
-                      ("tokenizer_config.json", "model_max_length")):  # fmt: skip
-        data = json.loads((model / name).read_text())
-        data[key] = 8192
-        (model / name).write_text(json.dumps(data))
     proc = run_in_vllm_env(TRL_SNIPPET, timeout=850, env_extra={
-        "PAIRS": str(out), "TINY_MODEL": str(model), "OUT_DIR": str(tmp_path / "dpo"),
+        "PAIRS": str(out), "TINY_MODEL": str(long_tiny_model), "OUT_DIR": str(tmp_path / "dpo"),
         "HF_DATASETS_OFFLINE": "1", "TRL_EXPERIMENTAL_SILENCE": "1"})  # fmt: skip
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("@@RESULT@@")]
     assert proc.returncode == 0 and lines, f"{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"

@@ -10,12 +10,12 @@ parallel calls are one turn, the reward is 1.0; and single-call GRPO's way to sh
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.vllm_support.env import run_in_vllm_env, skip_reason, tiny_model_dir, vllm_python
+from tests.vllm_support.env import run_in_vllm_env, skip_reason, vllm_python
 
 pytestmark = [
     pytest.mark.vllm,
@@ -296,34 +296,13 @@ os._exit(0)
 )
 
 
-@pytest.fixture(scope="module")
-def long_tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The vLLM tests' tiny Qwen2 with room for 8192 positions: the system prompt and the four
-    tools' schemas are about 2,300 of its tokens (its rotary positions have no weights, so only the
-    config changes)."""
-    source = tiny_model_dir(tmp_path_factory)
-    dest = tmp_path_factory.mktemp("trl") / "tiny-qwen2-8k"
-    shutil.copytree(source, dest)
-    for name, key in (
-        ("config.json", "max_position_embeddings"),
-        ("tokenizer_config.json", "model_max_length"),
-    ):
-        path = dest / name
-        data = json.loads(path.read_text())
-        data[key] = 8192
-        path.write_text(json.dumps(data))
-    return dest
-
-
-@pytest.mark.timeout(900)
-def test_two_grpo_steps_play_episodes_and_log_their_rewards(
-    long_tiny_model: Path, tmp_path: Path
-) -> None:
+def _train(snippet: str, model: Path, tmp_path: Path, *, timeout: int) -> dict[str, Any]:
+    """Run a training snippet in the torch venv on `model`; the result line it printed."""
     proc = run_in_vllm_env(
-        SNIPPET,
-        timeout=850,  # a few minutes on a shared 2-core machine
+        snippet,
+        timeout=timeout,
         env_extra={
-            "TINY_MODEL": str(long_tiny_model),
+            "TINY_MODEL": str(model),
             "OUT_DIR": str(tmp_path / "grpo"),
             "TRL_EXPERIMENTAL_SILENCE": "1",
         },
@@ -331,7 +310,15 @@ def test_two_grpo_steps_play_episodes_and_log_their_rewards(
     assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}"
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
     assert lines, f"no result line; stderr:\n{proc.stderr[-3000:]}"
-    result = json.loads(lines[-1][len(MARK) :])
+    result: dict[str, Any] = json.loads(lines[-1][len(MARK) :])
+    return result
+
+
+@pytest.mark.timeout(900)
+def test_two_grpo_steps_play_episodes_and_log_their_rewards(
+    long_tiny_model: Path, tmp_path: Path
+) -> None:
+    result = _train(SNIPPET, long_tiny_model, tmp_path, timeout=850)
     calls = [h.get("tools/call_frequency") for h in result["history"]]
     print(
         f"GRPO: 2 steps in {result['train_s']:.1f} s, snippet {result['total_s']:.1f} s; "
@@ -368,19 +355,7 @@ def test_two_grpo_steps_play_episodes_and_log_their_rewards(
 def test_a_scripted_model_in_trls_tool_loop_plays_turns_and_single_calls(
     long_tiny_model: Path, tmp_path: Path
 ) -> None:
-    proc = run_in_vllm_env(
-        SCRIPTED,
-        timeout=550,
-        env_extra={
-            "TINY_MODEL": str(long_tiny_model),
-            "OUT_DIR": str(tmp_path / "grpo"),
-            "TRL_EXPERIMENTAL_SILENCE": "1",
-        },
-    )
-    assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}"
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
-    assert lines, f"no result line; stderr:\n{proc.stderr[-3000:]}"
-    result = json.loads(lines[-1][len(MARK) :])
+    result = _train(SCRIPTED, long_tiny_model, tmp_path, timeout=550)
     print(f"scripted GRPO step: snippet {result['total_s']:.1f} s")
     (logged,) = result["history"]
     episodes = result["episodes"]
@@ -413,19 +388,7 @@ def test_a_scripted_model_in_trls_tool_loop_plays_turns_and_single_calls(
 def test_two_routed_environments_train_two_steps_on_their_own_get_reward(
     long_tiny_model: Path, tmp_path: Path
 ) -> None:
-    proc = run_in_vllm_env(
-        ROUTED,
-        timeout=550,
-        env_extra={
-            "TINY_MODEL": str(long_tiny_model),
-            "OUT_DIR": str(tmp_path / "grpo"),
-            "TRL_EXPERIMENTAL_SILENCE": "1",
-        },
-    )
-    assert proc.returncode == 0, f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}"
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
-    assert lines, f"no result line; stderr:\n{proc.stderr[-3000:]}"
-    result = json.loads(lines[-1][len(MARK) :])
+    result = _train(ROUTED, long_tiny_model, tmp_path, timeout=550)
     print(f"routed GRPO, 2 steps: snippet {result['total_s']:.1f} s")
     # No reward function was given: TRL's only reward sources are the two routes' get_reward.
     assert result["reward_funcs"] == ["search", "plan"]
