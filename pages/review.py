@@ -213,7 +213,7 @@ def review_card() -> None:
     try:
         _card()
     except CodesearchError as err:
-        if not flash or flash[1] != str(err):
+        if not flash or str(err) not in flash[1]:  # said already by the flash ("Not done: ...")
             st.error(str(err), icon=":material/error:")
 
 
