@@ -19,6 +19,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -51,7 +52,10 @@ _T = TypeVar("_T")
 
 
 def run(fn: Callable[[], Awaitable[_T]]) -> _T:
-    return anyio.run(fn)
+    # In a thread of its own: in the slow tier the session's Chromium (Playwright's sync API)
+    # keeps an event loop running in the main thread, where `anyio.run` refuses to start one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, fn).result()
 
 
 def stdio(*args: str, env: dict[str, str] | None = None) -> Client:

@@ -28,9 +28,11 @@ def test_ray_tasks_make_the_same_drafts_as_threads(local_ray: Any, tmp_path: Pat
         return [result for _, result in out]
 
     with Store(tmp_path / "threads.duckdb") as store:
-        here = synthesize("telemetry", writer=TemplateWriter(), sink=store)
+        here = synthesize("telemetry", writer=TemplateWriter(), sink=store.drafts)
     with Store(tmp_path / "ray.duckdb") as store:
-        on_ray = synthesize("telemetry", writer=TemplateWriter(), sink=store, map_fn=spying_map)
+        on_ray = synthesize(
+            "telemetry", writer=TemplateWriter(), sink=store.drafts, map_fn=spying_map
+        )
     assert on_ray.counts.kept > 0
     assert on_ray.draft_ids == here.draft_ids
     assert on_ray.counts.to_dict() == here.counts.to_dict()
