@@ -64,10 +64,11 @@ category = c1.segmented_control("Category", list(studio.CATEGORIES), default="by
 metric = c2.selectbox("Metric", studio.CHART_METRICS, key="ev:metric",
                       format_func=studio.metric_words)  # fmt: skip
 category = category or "by_tag"
-many = studio.category_count(shown, category) > studio.CHART_TOP
+n_categories = studio.category_count(shown, category)
 top = None
-if many and not st.toggle(f"All {studio.category_count(shown, category)} "
-                          f"{studio.CATEGORIES[category]}s", key="ev:all_categories"):  # fmt: skip
+if n_categories > studio.CHART_TOP and not st.toggle(
+    f"All {n_categories} {studio.CATEGORIES[category]}s", key="ev:all_categories"
+):
     top = studio.CHART_TOP
     st.caption(f"The {top} {studio.CATEGORIES[category]}s with the most blueprints.")
 # One chart per kind of run: an agent's reward (episodes, turns, a submit) and a single call's

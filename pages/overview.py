@@ -125,21 +125,18 @@ def team() -> None:
             try:
                 # A count that reopens or settles items is said first, and saved on a second
                 # click; one that changes no item's state is saved at once.
-                if studio.settings_change(
-                    store.preview_review_settings(wanted), wanted.reviews_per_item
-                ):
-                    st.session_state[SETTINGS_PENDING] = wanted
+                would = studio.settings_change(store.preview_review_settings(wanted),
+                                               wanted.reviews_per_item, would=True)  # fmt: skip
+                if would:
+                    # Kept with the settings: a dry run restates every item, once is enough.
+                    st.session_state[SETTINGS_PENDING] = (wanted, would)
                 else:
                     _save_settings(wanted)
             except CodesearchError as err:
                 st.error(str(err), icon=":material/error:")
-    if (pending := st.session_state.get(SETTINGS_PENDING)) is not None:
-        try:
-            would = studio.settings_change(store.preview_review_settings(pending),
-                                           pending.reviews_per_item, would=True)  # fmt: skip
-        except CodesearchError as err:
-            would = f"The change cannot be previewed: {err}"
-        st.warning(would or "No item changes state now.", icon=":material/published_with_changes:")
+    if (said_pending := st.session_state.get(SETTINGS_PENDING)) is not None:
+        pending, would = said_pending
+        st.warning(would, icon=":material/published_with_changes:")
         b1, b2, _ = st.columns([1, 1, 2])
         if b1.button("Save anyway", icon=":material/save:", key="rs:confirm", type="primary"):
             st.session_state.pop(SETTINGS_PENDING, None)
