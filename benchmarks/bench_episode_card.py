@@ -109,12 +109,12 @@ def store_calls_ms(db: Path, decisions: int) -> list[float]:
     labels."""
     times = []
     with Store(db) as store:
-        current = studio.next_episode_id(store, REVIEWER)
+        current = studio.next_item_of(store, EPISODE, REVIEWER)
         for _ in range(decisions):
             assert current is not None
             start = time.perf_counter()
             store.queue(EPISODE).decide(current, DecisionAction.ACCEPT, REVIEWER)
-            current = studio.next_episode_id(store, REVIEWER)
+            current = studio.next_item_of(store, EPISODE, REVIEWER)
             assert current is not None
             studio.episode_card(store, current)
             store.steps.labels(current)

@@ -249,6 +249,10 @@ def main() -> None:
                 )
             )
         rows.append(("dashboard", "dashboard_stats()", median_ms(store.dashboard_stats, 11)))
+        # Overview's queue selector: one queue's figures (a pass over its table and its votes).
+        rows.append(
+            ("dashboard", "queue(proposal).stats()", median_ms(store.queue(PROPOSAL).stats, 11))
+        )
         out = Path(tmp) / "xlam.jsonl"
         manifest = export(store, ExportFormat.XLAM, out, filters=QueueFilters())
         export_ms = median_ms(

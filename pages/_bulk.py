@@ -3,14 +3,12 @@ that is safe to accept (what a single accept would refuse is left out and counte
 filter with one reason. Each shows its count and what it leaves out, asks for a confirmation, and
 is one audited batch that "Undo batch" (or U on the card) takes back whole.
 
-Proposals bulk over the Review page's queue filters (`bulk_actions`); the other queues over a
-filter typed as `KEY=VALUE` words (`filtered_bulk`: the keys of the kind's filters, the words
-`codesearch review accept|reject --filter` takes). The store (`store.bulk`) decides what is in a
-batch; this only lays it out."""
+Proposals bulk over the Review page's queue filters (`bulk_actions`); the other queues over the
+filter typed in their box (`filtered_bulk`; `pages/_queue_filter.py`), which their card follows
+too. The store (`store.bulk`) decides what is in a batch; this only lays it out."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 import streamlit as st
@@ -19,8 +17,8 @@ from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import PROPOSAL, BulkPlan, ItemFilters, QueueFilters, Store, kind_of
-from pages import _shared
+from codesearch_core.store import PROPOSAL, BulkPlan, ItemFilters, QueueFilters, Store
+from pages import _queue_filter, _shared
 
 _ACCEPT, _REJECT = DecisionAction.ACCEPT, DecisionAction.REJECT
 
@@ -31,7 +29,12 @@ def _prefix(kind: str) -> str:
 
 
 def _apply(
-    store: Store, kind: str, filters: ItemFilters, plan: BulkPlan, reason: str, on_done: str
+    store: Store,
+    kind: str,
+    filters: ItemFilters | None,
+    plan: BulkPlan,
+    reason: str,
+    on_done: str,
 ) -> None:
     who = _shared.reviewer()
     flash = f"{_prefix(kind)}:flash"
@@ -71,31 +74,20 @@ def bulk_actions(store: Store, filters: QueueFilters) -> None:
     _panel(store, PROPOSAL, filters, studio.REJECT_REASONS)
 
 
-def filtered_bulk(store: Store, kind: str, reasons: Sequence[str] | None = None) -> None:
-    """A queue's Bulk actions panel over a filter the lead types (`KEY=VALUE` words, checked by
-    the kind's own parser: a wrong key or value says what is allowed); `reasons` the reject
-    reasons to pick from (None: the reason is typed)."""
-    if not _is_lead():
+def filtered_bulk(store: Store, kind: str, typed: _queue_filter.Typed) -> None:
+    """A queue's Bulk actions panel over the filter typed in its box (`pages/_queue_filter.py`:
+    None, every open item); nothing while the typed words do not parse. A reject picks its reason
+    from the queue's own (`studio.reject_reasons`), or, where it has none, types it."""
+    if not _is_lead() or not typed.ok:
         return
-    prefix = _prefix(kind)
-    if not st.toggle("Bulk actions (lead)", key=f"{prefix}:open"):
+    if not st.toggle("Bulk actions (lead)", key=f"{_prefix(kind)}:open"):
         return
-    queue_kind = kind_of(kind)
-    keys = ", ".join(queue_kind.filter_keys())
-    typed = st.text_input(
-        "Filter", key=f"{prefix}:filter", placeholder="KEY=VALUE ... (none: every open item)",
-        help=f"Keys: {keys}. The same words as `codesearch review accept --queue {kind} "
-        "--filter KEY=VALUE`.",
-    )  # fmt: skip
-    try:
-        filters = queue_kind.parse_filters(shlex.split(typed))
-    except (CodesearchError, ValueError) as err:
-        st.error(f"Not a filter: {err}", icon=":material/error:")
-        return
-    _panel(store, kind, filters, reasons)
+    _panel(store, kind, typed.filters, studio.reject_reasons(kind) or None)
 
 
-def _panel(store: Store, kind: str, filters: ItemFilters, reasons: Sequence[str] | None) -> None:
+def _panel(
+    store: Store, kind: str, filters: ItemFilters | None, reasons: Sequence[str] | None
+) -> None:
     prefix, who = _prefix(kind), _shared.reviewer()
     flash = st.session_state.pop(f"{prefix}:flash", None)
     queue = store.queue(kind)

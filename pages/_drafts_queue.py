@@ -1,7 +1,7 @@
 """The Review page's Drafts queue (the picker: `pages/_queues.py`): synthesized draft
 blueprints, one at a time, leased to the reviewer like proposals; accept one as a blueprint, edit
-its intent, reject or skip it, undo, and step back with Previous / Next (the shared card frame,
-`pages/_queue_frame.py`).
+its intent, reject it (with a reason) or skip it, undo, and step back with Previous / Next (the
+shared card frame, `pages/_queue_frame.py`, its action row under the card's head).
 Also the provenance box the Blueprints page shows for a blueprint accepted from a draft."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from codesearch_core import studio
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction, Difficulty
 from codesearch_core.store import DRAFT, Draft, Store
-from pages import _item_queue, _queue_frame, _shared
+from pages import _bulk, _identity, _item_queue, _queue_filter, _queue_frame, _shared
 
 LAST_ACCEPTED = "drafts:last_accepted"  # the blueprint id the reviewer's last accept made
 
@@ -39,6 +39,8 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
     """The queue; `counts` are the queue's `counts()`, read once by the queue picker."""
     st.caption(f"Drafts: {counts['open']} pending · {counts['accept']} accepted · "
                f"{counts['reject']} rejected")  # fmt: skip
+    typed = _queue_filter.box(DRAFT)  # e.g. "rule=await_in_loop corpus=webshop"
+    _bulk.filtered_bulk(store, DRAFT, typed)
     QUEUE.flash()
     last = st.session_state.get(LAST_ACCEPTED)
     if last and st.button(f"Open `{last}` on the Blueprints page", icon=":material/edit_note:",
@@ -49,19 +51,17 @@ def draw(store: Store, counts: Mapping[str, int]) -> None:
                 _shared.PAGE_BLUEPRINTS,
                 state={_shared.BLUEPRINT_DRAFT: studio.draft_from_blueprint(blueprint)},
             )
-    who = _shared.reviewer()
+    who = _identity.ask_name("to review drafts")
     if not who:
-        st.info("Type your name in the sidebar to review drafts.", icon=":material/person:")
         return
     with _shared.shown_errors():
         # A draft stepped back to or put back by Undo is shown as it is; otherwise the next one.
         pinned = st.session_state.get(QUEUE.pinned_key)
-        draft_id = pinned or store.queue(DRAFT).lease_next(None, who)
+        draft_id = pinned or studio.next_item_of(store, DRAFT, who, typed.filters)
         draft = store.drafts.get(draft_id) if draft_id else None
-        _queue_frame.progress(*store.queue(DRAFT).progress(who))
-        _queue_frame.step_row(store.queue(DRAFT).seen(who), draft.id if draft else None,
-                              key="drafts", on_step=QUEUE.step)  # fmt: skip
         if draft is None:
+            _queue_frame.step_row(store.queue(DRAFT).seen(who), None, key="drafts",
+                                  on_step=QUEUE.step)  # fmt: skip
             st.info("No drafts left to review: make some on the Synthesize page.",
                     icon=":material/inbox:")  # fmt: skip
             if store.queue(DRAFT).last_undoable(who):
@@ -79,26 +79,19 @@ def _card(store: Store, draft: Draft, who: str, counts: Mapping[str, int]) -> No
     with st.container(border=True):
         _queue_frame.position(f"Draft {decided + 1} of {decided + counts['open']}",
                               f"{counts['open']} pending")  # fmt: skip
+        _queue_frame.progress(*store.queue(DRAFT).progress(who))
+        _queue_frame.step_row(store.queue(DRAFT).seen(who), draft.id, key="drafts",
+                              on_step=QUEUE.step)  # fmt: skip
         st.markdown(f"**{draft.corpus}** · `{draft.language}` · rule `{draft.rule}` · "
                     f"{len(draft.expected)} findings in {card.files} files")  # fmt: skip
         if not pending:
             made = f" as blueprint `{draft.blueprint_id}`" if draft.blueprint_id else ""
             st.info(f"Decided: **{draft.status}**{made} by {draft.decided_by}. Undo (U) takes "
                     "your latest decision back.", icon=":material/history:")  # fmt: skip
-        intent = st.text_area("Intent", value=draft.intent, key=f"dq:intent:{key}", height=80,
-                              disabled=not pending)  # fmt: skip
-        difficulty = st.segmented_control(
-            "Difficulty", [d.value for d in Difficulty], default=draft.difficulty.value,
-            key=f"dq:difficulty:{key}", required=True, disabled=not pending,
-        )  # fmt: skip
-        st.markdown("**Reference call**")
-        st.code(draft.reference_call.to_json(), language="json", wrap_lines=True)
-        st.markdown("**Expected findings**")
-        rows = [{"path": s.path, "lines": s.lines, "text": s.text} for s in card.spans]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        with st.expander("Provenance", icon=":material/history:"):
-            _provenance_table(card.provenance)
         done = None if pending else "Decided already: Undo (U) takes your latest decision back"
+        # Under the card's head, as on every queue: the intent, the call and the findings below
+        # it ran a screen and more, and at 1440x900 the buttons were below the fold (issue 39).
+        # A and X still take the intent and difficulty as edited below.
         clicked = _queue_frame.action_row(
             [
                 _queue_frame.Choice("Accept as blueprint", ":material/check:", "dq:accept",
@@ -112,17 +105,34 @@ def _card(store: Store, draft: Draft, who: str, counts: Mapping[str, int]) -> No
                                     disabled=store.queue(DRAFT).last_undoable(who) is None,
                                     help="Undo your own last draft decision (on any draft)",
                                     on_click=QUEUE.undo, width=1.2),
-                _queue_frame.Choice("Save edit", ":material/save:", "dq:save",
-                                    disabled=not pending),
             ],
-            note_key=f"dq:note:{key}",
+            note_key=QUEUE.note_key(key),
             note_placeholder="note · Enter, then A / X / S",
+            reasons=_queue_frame.Reasons(studio.reject_reasons(DRAFT), QUEUE.reason_key(key)),
         )  # fmt: skip
-    accept, save, reject = clicked["dq:accept"], clicked["dq:save"], clicked["dq:reject"]
-    skip = clicked["dq:skip"]
+        intent = st.text_area("Intent", value=draft.intent, key=f"dq:intent:{key}", height=80,
+                              disabled=not pending)  # fmt: skip
+        level, save_column = st.columns([3, 1], vertical_alignment="bottom")
+        difficulty = level.segmented_control(
+            "Difficulty", [d.value for d in Difficulty], default=draft.difficulty.value,
+            key=f"dq:difficulty:{key}", required=True, disabled=not pending,
+        )  # fmt: skip
+        # Beside what it saves; A and X save an edit too, before they decide.
+        save = save_column.button("Save edit", icon=":material/save:", key="dq:save",
+                                  disabled=not pending, width="stretch")  # fmt: skip
+        st.markdown("**Reference call**")
+        st.code(draft.reference_call.to_json(), language="json", wrap_lines=True)
+        st.markdown("**Expected findings**")
+        rows = [{"path": s.path, "lines": s.lines, "text": s.text} for s in card.spans]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        with st.expander("Provenance", icon=":material/history:"):
+            _provenance_table(card.provenance)
+        _queue_frame.history("dq:history", store.queue(DRAFT).history(draft.id))
+    accept, reject, skip = clicked["dq:accept"], clicked["dq:reject"], clicked["dq:skip"]
     if not (accept or save or reject or skip):
         return
-    note = str(st.session_state.get(f"dq:note:{key}", "")).strip()
+    note = str(st.session_state.get(QUEUE.note_key(key), "")).strip()
+    reason = str(st.session_state.get(QUEUE.reason_key(key)) or "")
     edited = intent.strip() != draft.intent or difficulty != draft.difficulty.value
     try:
         seen = draft.version
@@ -138,8 +148,10 @@ def _card(store: Store, draft: Draft, who: str, counts: Mapping[str, int]) -> No
                 f"Accepted: blueprint `{blueprint_id}` made from the draft.",
             )
         elif reject:
-            store.queue(DRAFT).decide(draft.id, DecisionAction.REJECT, who, note, version=seen)
-            st.session_state[FLASH] = ("success", f"Rejected draft `{draft.id}`.")
+            store.queue(DRAFT).decide(draft.id, DecisionAction.REJECT, who, note, reason,
+                                      version=seen)  # fmt: skip
+            why = f" ({reason})" if reason else ""
+            st.session_state[FLASH] = ("success", f"Rejected draft `{draft.id}`{why}.")
         elif skip:
             store.queue(DRAFT).decide(draft.id, DecisionAction.SKIP, who, note)
             st.session_state[FLASH] = (

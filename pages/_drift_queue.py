@@ -16,9 +16,9 @@ import streamlit as st
 from codesearch_core import corpora
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction, Span
-from codesearch_core.store import DRIFT, DriftItem, Store
-from codesearch_core.studio import Mark, Tone, hit_windows, render_lines_html
-from pages import _item_queue, _queue_frame, _shared
+from codesearch_core.store import DRIFT, DriftFilters, DriftItem, Store
+from codesearch_core.studio import Mark, Tone, hit_windows, reject_reasons, render_lines_html
+from pages import _bulk, _identity, _item_queue, _queue_filter, _queue_frame, _shared
 
 MAX_FILES: Final = 8
 #: The queue's answers on A and X, in the order of a card's choices (`queue_kinds.DRIFT_RESOLUTIONS`).
@@ -40,17 +40,21 @@ QUEUE: Final = _item_queue.Flow(
 
 
 def draw(store: Store, counts: Mapping[str, int]) -> None:
-    """The queue; the picker's `counts` go unused: the table lists the open items themselves."""
-    items = store.drift.open()
+    """The queue; `counts` are the queue's `counts()`, read once by the queue picker; the table
+    lists the open items the typed filter selects."""
     held = store.drift.held_out()
     st.caption(
-        f"Drift: {len(items)} item(s) whose findings changed on a new corpus snapshot or tool "
+        f"Drift: {counts['open']} item(s) whose findings changed on a new corpus snapshot or tool "
         f"version · {held} accepted item(s) held out of exports until decided. "
         "`codesearch verify --stale` fills this queue."
     )
+    typed = _queue_filter.box(DRIFT)  # e.g. "drifted=reference", "text=bp-001"
+    _bulk.filtered_bulk(store, DRIFT, typed)
+    items = store.drift.open(typed.filters if isinstance(typed.filters, DriftFilters) else None)
     QUEUE.flash()
     if not items:
-        st.info("Nothing in drift.", icon=":material/inbox:")
+        st.info("Nothing in drift." if typed.filters is None else "No drift item under this "
+                "filter.", icon=":material/inbox:")  # fmt: skip
         return
     table = pd.DataFrame(
         {
@@ -146,7 +150,7 @@ def _file(corpus: str, path: str, around: list[Mark], marks: list[Mark]) -> None
 
 def _actions(store: Store, item: DriftItem) -> None:
     refused = _shared.denial(Action.RESOLVE)
-    who = _shared.reviewer()
+    who = _identity.ask_name("to decide drift items")
     # The first choice is the keep-as-is answer on A, the second the change on X: the same keys as
     # accept and reject on every other queue.
     if item.kind == "proposal":
@@ -186,4 +190,8 @@ def _actions(store: Store, item: DriftItem) -> None:
         ],
         note_key=QUEUE.note_key(item.item_id),
         note_placeholder="note · Enter, then A / X / S",
+        # X on an accepted proposal rejects it, for a proposal's reasons; on a reference's spans
+        # it keeps them: nothing is rejected, so nothing to say why.
+        reasons=_queue_frame.Reasons(reject_reasons(DRIFT), QUEUE.reason_key(item.item_id))
+        if item.kind == "proposal" else None,
     )  # fmt: skip

@@ -19,11 +19,12 @@ import streamlit as st
 from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import EPISODE, Store, StoredEpisode
+from codesearch_core.store import EPISODE, ItemFilters, Store, StoredEpisode
 from pages import (
     _bulk,
     _history,
     _item_queue,
+    _queue_filter,
     _queue_frame,
     _shared,
     _side_by_side,
@@ -42,23 +43,31 @@ QUEUE: Final = _item_queue.ItemQueue[studio.EpisodeCard](
     words={DecisionAction.ACCEPT: "Accepted", DecisionAction.REJECT: "Rejected",
            DecisionAction.SKIP: "Skipped"},
     load=studio.episode_card, id_of=lambda c: c.episode_id,
-    next_id=studio.next_episode_id,
     short=lambda i: i[:10],
 )  # fmt: skip
 
 
-def draw(store: Store, counts: Mapping[str, int]) -> None:
-    """The queue; `counts` are the queue's `counts()`, read once by the queue picker."""
+def draw(store: Store, counts: Mapping[str, int], *, settling: bool = False) -> None:
+    """The queue; `counts` are the queue's `counts()`, read once by the queue picker. `settling`:
+    the Conflicts entry's card (the episodes in conflict, a lead's final decisions)."""
     st.caption(
         f"Episodes: {counts['open']} open · {counts['accept']} accepted · "
         f"{counts['reject']} rejected · {counts['conflict']} in conflict"
     )
-    # e.g. "engine=reference min_reward=1": the verified reference episodes in one batch.
-    _bulk.filtered_bulk(store, EPISODE)
+    filters: ItemFilters | None
+    if settling:
+        filters = _queue_filter.conflicts(EPISODE)
+    else:
+        # e.g. "max_reward=0.99", "tool_used=read_file"; in bulk, "engine=reference min_reward=1":
+        # the verified reference episodes in one batch.
+        typed = _queue_filter.box(EPISODE)
+        _bulk.filtered_bulk(store, EPISODE, typed)
+        filters = typed.filters
     QUEUE.draw(
-        store, conflicts=counts["conflict"], plural="episodes", card=_card,
+        store, conflicts=0 if settling else counts["conflict"], plural="episodes", card=_card,
         empty="No episodes left to review. Episodes are made by "
         f"`{studio.ROLLOUTS_COMMAND}`, or by **Roll out episodes** on the Propose page.",
+        filters=filters,
     )  # fmt: skip
 
 

@@ -116,6 +116,41 @@ def draw_who() -> str | None:
     return name_for_address()
 
 
+#: The name box a page draws where it needs a reviewer and none is set (`ask_name`).
+_ASKED: Final = "reviewer:asked"
+
+
+def ask_name(doing: str) -> str:
+    """The reviewer decisions are recorded under; where there is none yet (local mode, no name
+    typed), the name box in the page itself, saying it is needed `doing` ("to review episodes"),
+    and "". At 900 px the sidebar is folded away (`_layout.fold_sidebar_when_narrow`): "type your
+    name in the sidebar" pointed at nothing in view (issue 39). This box is the sidebar's name:
+    Enter, or a click elsewhere, sets it there and in the address. A login names the reviewer:
+    no box."""
+    who = current()
+    if who.reviewer or who.actor.mode is not Mode.LOCAL:
+        return who.reviewer
+    # Drawn afresh each time it is needed: it starts from what the sidebar's box holds.
+    st.session_state.setdefault(_ASKED, st.session_state.get(REVIEWER, ""))
+    _layout.keys_leave_fields()  # Enter leaves the name: the next A is the card's
+    st.text_input(
+        "Your name", key=_ASKED, on_change=_take_asked, placeholder="your name",
+        icon=":material/person:", width=360,
+        help="The same name as the sidebar's Reviewer. Kept in the page address, so a refresh "
+        "keeps it.",
+    )  # fmt: skip
+    if who.problem:
+        st.error(f"Reviewer: {who.problem}", icon=":material/badge:")
+    else:
+        st.caption(f"Type your name {doing}: your decisions are recorded under it.")
+    return ""
+
+
+def _take_asked() -> None:
+    # A callback: it runs before the sidebar's box is drawn again, so that box may be set.
+    st.session_state[REVIEWER] = st.session_state.get(_ASKED, "")
+
+
 def name_for_address() -> str | None:
     """Only a typed name travels in the address; a login's identity never comes from it (a
     forged `?reviewer=` is dropped)."""

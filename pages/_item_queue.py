@@ -13,7 +13,7 @@ item the reviewer stepped back to (Previous), or that Undo or a lead's conflict 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 import streamlit as st
@@ -22,8 +22,8 @@ from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import StaleDecisionError, Store
-from pages import _queue_frame, _shared
+from codesearch_core.store import DecisionState, ItemFilters, StaleDecisionError, Store
+from pages import _identity, _queue_frame, _shared
 
 C = TypeVar("C", bound=studio.QueueCard)
 
@@ -90,10 +90,9 @@ class Flow:
         in_conflict: bool = False,
         accept: tuple[str, str, str | None] = ("Accept", "", None),
         reject: tuple[str, str, str | None] = ("Reject", "", None),
-        extra: Callable[[], None] | None = None,
     ) -> None:
-        """The card's A / X / S / U row, the note (and `extra`: a reject reason) wired to this
-        flow. `seen`: the reviewer's vote's event id (a stale tab's decision is refused);
+        """The card's A / X / S / U row, the note and the reject's reason picker (the kind's
+        `studio.reject_reasons`) wired to this flow. `seen`: the reviewer's vote's event id (a stale tab's decision is refused);
         `refused`: why the reviewer may not decide (greys A, X, S); `blocked`: why the item cannot
         be accepted (greys A, said under the row); `accept` / `reject`: (label, key word, help),
         as the queue names them (QA: Correct / Incorrect). An item `in_conflict`: A and X are a
@@ -127,7 +126,9 @@ class Flow:
             ],
             note_key=self.note_key(item_id),
             note_placeholder="note · Enter, then A / X / S",
-            extra=extra,
+            reasons=_queue_frame.Reasons(studio.reject_reasons(self.kind),
+                                         self.reason_key(item_id),
+                                         f"why {no_word}" if no_word else "reject reason"),
             # Said in view, next to the greyed button: A on a greyed Accept does nothing, and a
             # reviewer pressing it saw no reason at all (issue 29).
             blocked=f":red[**Cannot be accepted.** {blocked}]" if blocked and can_decide else None,
@@ -208,18 +209,50 @@ class ItemQueue(Flow, Generic[C]):
 
     load: Callable[[Store, str], C | None]
     id_of: Callable[[C], str]
-    next_id: Callable[[Store, str], str | None]
     #: Said after "No {noun} `ID` in this store" when an address names an item that is not there.
     missing_hint: str = ""
 
+    @property
+    def filters_key(self) -> str:
+        """The session key of the filters the card follows (`draw`'s; None: the reviewer's to-do)."""
+        return f"{self.state}:filters"
+
+    def _filters(self) -> ItemFilters | None:
+        filters: ItemFilters | None = st.session_state.get(self.filters_key)
+        return filters
+
+    def _next(self, store: Store, item_id: str) -> str | None:
+        # After a decision: under a browsed state (the conflicts a lead settles) the next match
+        # after the decided item; the next to do is leased when the card is drawn.
+        filters = self._filters()
+        return store.queue(self.kind).browse(filters, item_id) if studio.browsed(filters) else None
+
     def place(self, store: Store, item_id: str, who: str, title: str) -> None:
-        """The card's head: "{title} k of n · m left" among the reviewer's share, their progress,
+        """The card's head: "{title} k of n · m left" among the reviewer's share (under a filter:
+        among the filter's items, decided or not; conflicts among themselves), their progress,
         and Previous / Next over what they decided."""
-        done, share = store.queue(self.kind).progress(who)
-        seen = store.queue(self.kind).seen(who)
-        at = studio.queue_place(seen, item_id, done)
-        _queue_frame.position(f"{title} {min(at, share)} of {share}", f"{share - done} left")
-        _queue_frame.progress(done, share)
+        queue = store.queue(self.kind)
+        done, share = queue.progress(who)
+        seen = queue.seen(who)
+        filters = self._filters()
+        if filters is None:
+            at = studio.queue_place(seen, item_id, done)
+            _queue_frame.position(f"{title} {min(at, share)} of {share}", f"{share - done} left")
+        else:
+            # The place does not shift as items are decided: among the filter's items in any
+            # state, unless the filter is a state a lead browses ("Conflict 2 of 3").
+            state = DecisionState(filters.decision)
+            browsing = studio.browsed(filters)
+            among = filters if browsing else replace(filters, decision=DecisionState.ANY)
+            placed, total = queue.place(among, item_id)
+            noun = "Conflict" if state is DecisionState.CONFLICT else title
+            where = f"{noun} {placed} of {total}" if placed else f"{noun} (outside the filter)"
+            left = total if browsing else queue.place(replace(filters, reviewer=who), item_id)[1]
+            _queue_frame.position(
+                where, f"{left} {studio.state_words(state) if browsing else 'left'}"
+            )
+        if not studio.browsed(filters):  # the reviewer's own to-do; a lead browsing has none
+            _queue_frame.progress(done, share)
         _queue_frame.step_row(seen, item_id, key=self.state, on_step=self.step)
 
     def current(self, store: Store, who: str) -> C | None:
@@ -228,19 +261,23 @@ class ItemQueue(Flow, Generic[C]):
         addressed = st.query_params.get(studio.ITEM_PARAM)
         if addressed and addressed != st.session_state.get(f"{self.state}:addressed"):
             st.session_state[self.current_key] = st.session_state[self.pinned_key] = addressed
+        filters = self._filters()
+        # A browsed item (a conflict a lead settles) is nobody's to-do: it stays on the card as
+        # it is until the lead decides it or steps on.
+        browsing = studio.browsed(filters)
         item_id = st.session_state.get(self.current_key)
         card = self.load(store, item_id) if item_id else None
         if item_id and card is None and item_id == addressed:
             st.warning(f"No {self.noun} `{item_id}` in this store{self.missing_hint}: the next "
                        "one to do instead.", icon=":material/search_off:")  # fmt: skip
         pinned = card is not None and self.id_of(card) == st.session_state.get(self.pinned_key)
-        if card is not None and studio.still_to_do(card, who):
+        if card is not None and not browsing and studio.still_to_do(card, who):
             store.queue(self.kind).take_lease(self.id_of(card), who)  # a reload or a link
-        elif card is not None and not pinned:
+        elif card is not None and not pinned and not browsing:
             card = None  # decided meanwhile (another tab, another reviewer): not to do any more
         if card is None:
             st.session_state.pop(self.pinned_key, None)
-            item_id = self.next_id(store, who)
+            item_id = studio.next_item_of(store, self.kind, who, filters)
             st.session_state[self.current_key] = item_id
             card = self.load(store, item_id) if item_id else None
         shown = self.id_of(card) if card is not None else None
@@ -256,10 +293,17 @@ class ItemQueue(Flow, Generic[C]):
         plural: str,
         empty: str,
         card: Callable[[Store, C, str], None],
+        filters: ItemFilters | None = None,
     ) -> None:
         """Under the queue's caption: a lead's button to the next item in conflict, the last
         action's message, then the card `card` draws, or, with nothing left to do, `empty` (what
-        makes more) with Undo."""
+        makes more) with Undo. `filters` (the kind's own): what the card follows (the queue's
+        typed filter, or the Conflicts entry's); None: the reviewer's to-do."""
+        if st.session_state.get(self.filters_key) != filters:
+            # Another filter: the card starts again from its first item.
+            for key in (self.current_key, self.pinned_key):
+                st.session_state.pop(key, None)
+        st.session_state[self.filters_key] = filters
         if conflicts:
             # Conflicts are never leased (nobody's to-do): a lead opens them here to settle them.
             not_lead = _shared.denial(Action.RESOLVE)
@@ -268,9 +312,8 @@ class ItemQueue(Flow, Generic[C]):
                       on_click=self.open_conflict, disabled=bool(not_lead),
                       help=not_lead)  # fmt: skip
         self.flash()
-        who = _shared.reviewer()
+        who = _identity.ask_name(f"to review {plural}")
         if not who:
-            st.info(f"Type your name in the sidebar to review {plural}.", icon=":material/person:")
             return
         with _shared.shown_errors():
             shown = self.current(store, who)
@@ -279,7 +322,8 @@ class ItemQueue(Flow, Generic[C]):
                 return
             _queue_frame.step_row(store.queue(self.kind).seen(who), None, key=self.state,
                                   on_step=self.step)  # fmt: skip
-            st.info(empty, icon=":material/inbox:")
+            st.info(empty if filters is None else f"No {plural} left under this filter.",
+                    icon=":material/inbox:")  # fmt: skip
             if store.queue(self.kind).last_undoable(who):
                 st.button("Undo last decision", icon=":material/undo:", shortcut="U",
                           on_click=self.undo, key=f"{self.widgets}:undo_empty")  # fmt: skip

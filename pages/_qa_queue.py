@@ -18,28 +18,35 @@ import streamlit as st
 from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import QA, Store
-from pages import _answer_view, _bulk, _item_queue, _queue_frame, _shared
+from codesearch_core.store import QA, ItemFilters, Store
+from pages import _answer_view, _bulk, _item_queue, _queue_filter, _queue_frame, _shared
 
 QUEUE: Final = _item_queue.ItemQueue[studio.QACard](
     kind=QA, state="qa", widgets="qa", noun="item",
     words={DecisionAction.ACCEPT: "Correct:", DecisionAction.REJECT: "Incorrect:",
            DecisionAction.SKIP: "Skipped"},
     load=studio.qa_card, id_of=lambda c: c.qa_id,
-    next_id=studio.next_qa_id,
     missing_hint=" (sampled again since?)",
 )  # fmt: skip
 
 
-def draw(store: Store, counts: Mapping[str, int]) -> None:
-    """The queue; `counts` are the queue's `counts()`, read once by the queue picker."""
+def draw(store: Store, counts: Mapping[str, int], *, settling: bool = False) -> None:
+    """The queue; `counts` are the queue's `counts()`, read once by the queue picker. `settling`:
+    the Conflicts entry's card (the items in conflict, a lead's final decisions)."""
     st.caption(
         f"QA: {counts['open']} open · {counts['accept']} correct · {counts['reject']} incorrect · "
         f"{counts['conflict']} in conflict · the error rate: `{studio.QA_CARD_COMMAND}`"
     )
-    _bulk.filtered_bulk(store, QA, studio.QA_REJECT_REASONS)
+    filters: ItemFilters | None
+    if settling:
+        filters = _queue_filter.conflicts(QA)
+    else:
+        typed = _queue_filter.box(QA)
+        _bulk.filtered_bulk(store, QA, typed)
+        filters = typed.filters
     QUEUE.draw(
-        store, conflicts=counts["conflict"], plural="QA items", card=_card,
+        store, conflicts=0 if settling else counts["conflict"], plural="QA items", card=_card,
+        filters=filters,
         empty=f"No QA items left to review. A data set's sample is queued by "
         f"`{studio.QA_SAMPLE_COMMAND}`; `{studio.QA_CARD_COMMAND}` then writes its error rate "
         "into the card.",
@@ -68,20 +75,12 @@ def _card(store: Store, card: studio.QACard, who: str) -> None:
 
 
 def _actions(card: studio.QACard, can_undo: bool, mine: tuple[str, int] | None) -> None:
-    qa_id = card.qa_id
-
-    def reason() -> None:
-        st.selectbox("Why incorrect", studio.QA_REJECT_REASONS, index=None,
-                     key=QUEUE.reason_key(qa_id), placeholder="why incorrect",
-                     label_visibility="collapsed")  # fmt: skip
-
     QUEUE.action_row(
-        qa_id, mine[1] if mine else None, can_undo=can_undo,
+        card.qa_id, mine[1] if mine else None, can_undo=can_undo,
         undo_help="Undo your own last decision on a QA item", refused=_shared.denial(Action.REVIEW),
         in_conflict=card.state == "conflict",
         accept=("Correct", "correct", "The item is right: its call answers the intent and finds "
                 "exactly the expected spans"),
         reject=("Incorrect", "incorrect", "The item is wrong (say why in the note): the next "
                 "build drops it"),
-        extra=reason,
     )  # fmt: skip

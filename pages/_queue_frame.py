@@ -1,6 +1,6 @@
 """The frame every Review queue's card shares (Proposals, Conflicts, Drafts, Drift, Episodes, QA):
-where you are in the queue, the action row with its keys and the note, the last action's message,
-and the queue in the address. Each queue draws what is inside the frame; the frame is the same
+where you are in the queue, the action row with its keys, the note and the reject's reason, the
+last action's message, and the queue in the address. Each queue draws what is inside the frame; the frame is the same
 everywhere, so a reviewer who knows A / X / S / U on one queue knows them on all (issue 29: the
 Drafts queue ignored them and said nothing).
 """
@@ -38,6 +38,17 @@ class Choice:
     on_click: Callable[..., None] | None = None
     args: tuple[Any, ...] = ()
     width: float = 1.4
+
+
+@dataclass(frozen=True)
+class Reasons:
+    """The reject's reason picker beside the note: the reasons offered (`studio.reject_reasons`),
+    its widget key (the flow reads the pick from it when X is pressed), and its prompt. None is
+    required, as on every queue: the note can say it instead."""
+
+    options: Sequence[str]
+    key: str
+    prompt: str = "reject reason"
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,7 @@ def _settling(choices: Sequence[Choice], conflict: Conflict) -> list[Choice]:
                 disabled=not conflict.can_decide or blocked is not None or bool(not_lead),
                 help=not_lead or blocked, on_click=conflict.decide,
                 args=(conflict.item_id, action, None, True),
+                width=max(c.width, 1.9),  # "Final: accept" whole beside a reject reason
             )
         )  # fmt: skip
     return row
@@ -137,16 +149,16 @@ def action_row(
     *,
     note_key: str,
     note_placeholder: str = "note · Enter, then a key",
-    extra: Callable[[], None] | None = None,
+    reasons: Reasons | None = None,
     blocked: str | None = None,
     conflict: Conflict | None = None,
 ) -> Mapping[str, bool]:
-    """The buttons, the note and an optional extra widget (a reject reason) on one row, under it
-    why a greyed button is greyed (`blocked`, markdown) and the key hints; returns which buttons
-    were clicked this run, by key. An item in `conflict`: A and X are a lead's final decisions."""
+    """The buttons, the note and the reject's reason picker (`reasons`) on one row, under it why
+    a greyed button is greyed (`blocked`, markdown) and the key hints; returns which buttons were
+    clicked this run, by key. An item in `conflict`: A and X are a lead's final decisions."""
     if conflict is not None:
         choices = _settling(choices, conflict)
-    widths = [c.width for c in choices] + [2.6] + ([2.2] if extra else [])
+    widths = [c.width for c in choices] + [2.6] + ([2.2] if reasons and reasons.options else [])
     # Keyed, so a narrow window wraps the row instead of cutting "Reject" to "rejec" (_layout).
     st.html(_layout.ACTION_ROW_CSS)
     columns = st.container(key=_layout.ACTION_ROW_KEY).columns(widths, vertical_alignment="center")
@@ -162,9 +174,11 @@ def action_row(
         help="Letters typed here are the note's. Enter or Esc keeps the note and hands the keys "
         "back to the card.",
     )  # fmt: skip
-    if extra is not None:
-        with columns[-1]:
-            extra()
+    if reasons and reasons.options:
+        columns[-1].selectbox(
+            reasons.prompt, reasons.options, index=None, key=reasons.key,
+            placeholder=f"{reasons.prompt} (optional)", label_visibility="collapsed",
+        )  # fmt: skip
     if blocked:
         st.markdown(blocked)
     hints = [f"**{c.shortcut}** {c.word or c.label.lower()}" for c in choices if c.shortcut]

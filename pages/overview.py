@@ -1,5 +1,7 @@
 """Overview: counts and rates at a glance, and charts that open the review queue filtered to what
-was clicked."""
+was clicked. A queue selector on top (in the address, `?queue=episodes`, the names the Review
+page's picker uses) shows one queue's figures: the Proposals' page as it was, or another queue's
+progress, decisions, agreement and reviewers, with the QA queue's measured error rate."""
 
 from __future__ import annotations
 
@@ -11,38 +13,35 @@ import pandas as pd
 import streamlit as st
 
 from codesearch_core import studio
-from codesearch_core.access import Action
-from codesearch_core.errors import CodesearchError
-from codesearch_core.store import DecisionState, QueueFilters, ReviewSettings
-from pages import _guidelines, _shared
+from codesearch_core.store import DecisionState, QueueFilters
+from pages import _guidelines, _queue_overview, _shared
 
 _shared.ensure_routed()
 
-#: The last settings change's effect on the items' states, said once after the page reruns.
-SETTINGS_SAID = "overview:settings_said"
-SETTINGS_PENDING = (
-    "overview:settings_pending"  # settings that reopen or settle items, not saved yet
-)
-
 store = _shared.get_store()
-stats = store.dashboard_stats()
-c = stats.counts
 
 st.title("Overview")
 
+if (choice := _queue_overview.choice()) != _queue_overview.PROPOSALS:
+    _queue_overview.show(store, choice)
+    _guidelines.editor()
+    st.stop()
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.0%}"
-
+stats = store.dashboard_stats()
+c = stats.counts
 
 m = st.columns(8)
 m[0].metric("Blueprints", f"{c.blueprints:,}")
 m[1].metric("Proposals", f"{c.proposals:,}", help=f"{c.executed:,} executed, {c.graded:,} graded")
-m[2].metric("Valid calls", _pct(stats.valid_rate))
+m[2].metric("Valid calls", _queue_overview.pct(stats.valid_rate))
 m[3].metric("Undecided", f"{c.undecided:,}")
 m[4].metric("Accepted", f"{c.accepted:,}")
 m[5].metric("Rejected", f"{c.rejected:,}")
-m[6].metric("Acceptance", _pct(stats.acceptance_rate), help="accepted / (accepted + rejected)")
+m[6].metric(
+    "Acceptance",
+    _queue_overview.pct(stats.acceptance_rate),
+    help="accepted / (accepted + rejected)",
+)
 m[7].metric("Mean span F1", "n/a" if stats.mean_span_f1 is None else f"{stats.mean_span_f1:.2f}")
 
 
@@ -71,16 +70,9 @@ if q5.button(f"Conflicts ({c.conflicts})", icon=":material/gavel:", width="stret
 def team() -> None:
     """Reviewers, their agreement, and how many reviews an item needs (shared by everyone)."""
     st.subheader("Reviewers", anchor=False)
-    a = stats.agreement
-    t1, t2, t3, t4 = st.columns(4)
-    t1.metric("Reviews per item", stats.review_settings.reviews_per_item)
-    t2.metric("Items with 2+ reviews", f"{a.items:,}", help="proposals; other queues below")
-    t3.metric("Percent agreement", _pct(a.percent), help="items on which every review is the same")
-    t4.metric(
-        "Krippendorff's alpha", "n/a" if a.alpha is None else f"{a.alpha:.2f}",
-        help="chance-corrected agreement (nominal; 1 perfect, 0 chance); n/a with fewer than two "
-        "items or a single label",
-    )  # fmt: skip
+    _queue_overview.agreement_metrics(
+        stats.review_settings.reviews_per_item, stats.agreement, "proposals; other queues below"
+    )
     # The figures above are the proposals'; every queue's are here (issue 39: Episodes, QA and
     # Drafts decisions were left out).
     others = [(k, g) for k, g in stats.agreement_by_queue if k != "proposal" and g.items]
@@ -89,7 +81,7 @@ def team() -> None:
             pd.DataFrame(
                 [
                     {"queue": studio.QUEUE_NAMES.get(k, k), "items with 2+ reviews": g.items,
-                     "agreement": _pct(g.percent),
+                     "agreement": _queue_overview.pct(g.percent),
                      "alpha": "n/a" if g.alpha is None else f"{g.alpha:.2f}",
                      "in conflict": g.conflicts}
                     for k, g in stats.agreement_by_queue
@@ -108,55 +100,7 @@ def team() -> None:
             ),
             hide_index=True,
         )  # fmt: skip
-    with st.form("review_settings", border=False):
-        current = stats.review_settings
-        f1, f2, f3 = st.columns([1, 1, 1], vertical_alignment="bottom")
-        n = f1.number_input("Reviews per item", 1, ReviewSettings.MAX_REVIEWS,
-                            current.reviews_per_item, key="rs:n")  # fmt: skip
-        minutes = f2.number_input(
-            "Lease (minutes)", 0.5, ReviewSettings.MAX_LEASE_MINUTES, float(current.lease_minutes),
-            step=0.5, key="rs:lease",
-            help="how long an item shown to a reviewer stays away from the others",
-        )  # fmt: skip
-        not_admin = _shared.denial(Action.SETTINGS)
-        if f3.form_submit_button("Save review settings", icon=":material/save:",
-                                 disabled=bool(not_admin), help=not_admin):  # fmt: skip
-            wanted = ReviewSettings(int(n), float(minutes))
-            try:
-                # A count that reopens or settles items is said first, and saved on a second
-                # click; one that changes no item's state is saved at once.
-                would = studio.settings_change(store.preview_review_settings(wanted),
-                                               wanted.reviews_per_item, would=True)  # fmt: skip
-                if would:
-                    # Kept with the settings: a dry run restates every item, once is enough.
-                    st.session_state[SETTINGS_PENDING] = (wanted, would)
-                else:
-                    _save_settings(wanted)
-            except CodesearchError as err:
-                st.error(str(err), icon=":material/error:")
-    if (said_pending := st.session_state.get(SETTINGS_PENDING)) is not None:
-        pending, would = said_pending
-        st.warning(would, icon=":material/published_with_changes:")
-        b1, b2, _ = st.columns([1, 1, 2])
-        if b1.button("Save anyway", icon=":material/save:", key="rs:confirm", type="primary"):
-            st.session_state.pop(SETTINGS_PENDING, None)
-            _save_settings(pending)
-        if b2.button("Cancel", key="rs:cancel"):
-            st.session_state.pop(SETTINGS_PENDING, None)
-            st.rerun()
-    if said := st.session_state.pop(SETTINGS_SAID, ""):
-        # Said after the rerun, under the form: what the new count did to settled items.
-        st.warning(said, icon=":material/published_with_changes:")
-
-
-def _save_settings(wanted: ReviewSettings) -> None:
-    try:
-        opened = _shared.get_store().set_review_settings(wanted)
-    except CodesearchError as err:
-        st.error(str(err), icon=":material/error:")
-        return
-    st.session_state[SETTINGS_SAID] = studio.settings_change(opened, wanted.reviews_per_item)
-    st.rerun()
+    _queue_overview.settings_form(stats.review_settings)
 
 
 team()
@@ -172,10 +116,6 @@ if not c.proposals:
         _shared.go_to(_shared.PAGE_PROPOSE)
     st.stop()
 
-ACTION_COLOURS = alt.Scale(
-    domain=["accept", "reject", "skip", "undo"],
-    range=["#2f9e44", "#e03131", "#868e96", "#f59f00"],
-)
 DECISION_OF_ACTION = {
     "accept": DecisionState.ACCEPTED,
     "reject": DecisionState.REJECTED,
@@ -188,40 +128,16 @@ def linked_chart(
     chart: alt.Chart, key: str, to_filters: Callable[[Mapping[str, Any]], QueueFilters]
 ) -> None:
     """Draw `chart`; a click on a mark opens the review queue with the filters it stands for."""
-    event = st.altair_chart(
-        chart, key=key, on_select="rerun", selection_mode="pick", width="stretch"
-    )
-    picked = (event.selection.get("pick") if event else None) or []
-    if picked:
-        open_review(to_filters(picked[0]))
+    if (mark := _queue_overview.picked_mark(chart, key)) is not None:
+        open_review(to_filters(mark))
 
 
 left, right = st.columns(2, gap="large")
 
 with left:
     st.markdown("**Decisions over time** · click a bar to review those items")
-    per_day = pd.DataFrame(
-        [(d.isoformat(), a, n) for d, a, n in stats.decisions_per_day],
-        columns=["day", "action", "events"],
-    )
-    if per_day.empty:
-        st.caption("No decisions yet.")
-    else:
-        chart = (
-            alt.Chart(per_day)
-            .mark_bar(size=28)
-            .encode(
-                x=alt.X("day:O", title=None, axis=alt.Axis(labelAngle=0)),
-                y=alt.Y("events:Q", title="events", axis=alt.Axis(tickMinStep=1)),
-                color=alt.Color("action:N", scale=ACTION_COLOURS, legend=alt.Legend(orient="top")),
-                tooltip=["day:O", "action:N", "events:Q"],
-            )
-            .add_params(alt.selection_point(name="pick", fields=["action"]))
-            .properties(height=260)
-        )
-        linked_chart(
-            chart, "chart_days", lambda v: QueueFilters(decision=DECISION_OF_ACTION[v["action"]])
-        )
+    if (bar := _queue_overview.decisions_chart(stats.decisions_per_day, "chart_days")) is not None:
+        open_review(QueueFilters(decision=DECISION_OF_ACTION[bar["action"]]))
 
 with right:
     st.markdown("**Acceptance by tool and language** · accepted / (accepted + rejected)")

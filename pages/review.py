@@ -27,13 +27,24 @@ from codesearch_core.store import (
     Store,
 )
 from codesearch_core.tools import AST_GREP_LANGUAGES
-from pages import _answer_view, _bulk, _call_editor, _item_queue, _queue_frame, _queues, _shared
+from pages import (
+    _answer_view,
+    _bulk,
+    _call_editor,
+    _identity,
+    _item_queue,
+    _queue_frame,
+    _queues,
+    _shared,
+)
 
 _shared.ensure_routed()
 
 ANY = "any"
 ADDRESSED = "review_addressed"  # the item the page last put in the address
 LEASED = "review_leased"  # the item a decision just leased: the card need not lease it again
+SETTLING = "review_settling"  # whether the card was the Conflicts entry's on the last run
+WHOLE_RUN = "review_whole_run"  # whether the card is drawn in a run of the whole page
 
 
 def _said(store: Store, item_id: str, action: DecisionAction, final: bool) -> str:
@@ -60,94 +71,115 @@ UNDONE = QUEUE.pinned_key  # the item an undo put back on the card: shown even i
 
 store = _shared.get_store()
 st.title("Review")
-if _queues.show(store):  # another queue (its own module) instead of the proposals'
+picked = _queues.show(store)
+if picked is _queues.Picked.DRAWN:  # another queue (its own module) instead of the proposals'
     st.stop()
+# From the picker's Conflicts entry: the proposals in conflict, a lead's to settle.
+conflicts_entry = picked is _queues.Picked.PROPOSAL_CONFLICTS
 
 # --- queue filters ------------------------------------------------------------------------------
 
 who = _shared.reviewer()
-if any(k in st.query_params for k in studio.FILTER_PARAMS):
-    # The address wins: a link from Overview, a bookmark, a reload.
-    filters = studio.filters_from_params(st.query_params.to_dict(), who)
-else:
-    filters = st.session_state.get(_shared.REVIEW_FILTERS) or QueueFilters()
+if st.session_state.get(SETTLING, False) != conflicts_entry:
+    # Into or out of Conflicts: the card starts again from the first item of the other queue.
+    st.session_state[SETTLING] = conflicts_entry
+    st.session_state.pop(CURRENT, None)
 addressed = st.query_params.get(studio.ITEM_PARAM)
 if addressed and addressed != st.session_state.get(ADDRESSED):
     # The address names another item than the page last put there: a link, a reload, or the
     # browser's Back or Forward (issue 29). It wins, and the item is shown as it is, decided or
     # not (Back shows the item just decided, with its decision; nothing is decided again).
     st.session_state[CURRENT] = st.session_state[UNDONE] = addressed
-if st.session_state.get("rf:applied") != filters:
-    # Filters set elsewhere (an Overview chart) are loaded into the widgets once.
-    st.session_state.update(
-        {
-            "rf:text": filters.text or "",
-            "rf:tool": filters.tool or ANY,
-            "rf:language": filters.language or ANY,
-            "rf:tag": filters.tag or "",
-            "rf:engine": filters.engine or ANY,
-            "rf:decision": DecisionState(filters.decision).value,
-            "rf:graded": filters.min_f1 is not None or filters.max_f1 is not None,
-            "rf:f1": (
-                filters.min_f1 if filters.min_f1 is not None else 0.0,
-                filters.max_f1 if filters.max_f1 is not None else 1.0,
-            ),
-        }
-    )
 
-with st.expander("Queue filters", icon=":material/filter_list:", expanded=False):
-    # Typed text applies when the box loses focus (a click elsewhere, Tab) as well as on Enter.
-    search = st.text_input(
-        "Search", key="rf:text", placeholder="words of the intent, the pattern or a note",
-    )  # fmt: skip
-    c1, c2, c3, c4, c5 = st.columns(5)
-    tool = c1.selectbox("Reference tool", [ANY, *(t.value for t in ToolName)], key="rf:tool")
-    language = c2.selectbox(
-        "Language", [ANY, *AST_GREP_LANGUAGES, "text"], key="rf:language", accept_new_options=True
-    )
-    tag = c3.text_input("Tag", key="rf:tag", placeholder="e.g. react")
-    engine = c4.selectbox(
-        "Engine",
-        [ANY, MUTATIONS_ENGINE, VLLM_ENGINE, OPENAI_ENGINE, IMPORT_ENGINE, studio.EDIT_ENGINE],
-        key="rf:engine",
-        accept_new_options=True,
-    )
-    decision = c5.selectbox(
-        "Decision", [d.value for d in DecisionState], key="rf:decision", help="undecided: to do"
-    )
-    g1, g2 = st.columns([1, 4])
-    graded = g1.toggle("By span F1", key="rf:graded", help="Only graded items in this range.")
-    f1_range = cast(
-        tuple[float, float],
-        g2.slider("Span F1", 0.0, 1.0, step=0.05, key="rf:f1", disabled=not graded),
-    )
 
-new_filters = replace(
-    filters,
-    text=search.strip()[:200] or None,
-    tool=None if tool == ANY else tool,
-    language=None if language == ANY else language,
-    tag=tag.strip() or None,
-    engine=None if engine == ANY else engine,
-    decision=DecisionState(decision),
-    min_f1=float(f1_range[0]) if graded else None,
-    max_f1=float(f1_range[1]) if graded else None,
-    reviewer=who or None,
-)
-if replace(new_filters, reviewer=None) != replace(filters, reviewer=None):
-    # Other filters: the card starts again from the first matching item. Not the reviewer's name
-    # filled in on a first run: that dropped the item a link or Back asked for (issue 29).
-    st.session_state.pop(CURRENT, None)
-st.session_state[_shared.REVIEW_FILTERS] = new_filters
-st.session_state["rf:applied"] = new_filters
-filters = new_filters
-# The address carries the filters (and, below, the item), so a reload or a bookmark keeps them.
-wanted = studio.filters_to_params(filters)
-_shared.sync_params({key: wanted.get(key) for key in studio.FILTER_PARAMS})
-active = {k: v for k, v in filters.to_dict().items() if k not in ("decision", "reviewer")}
-if active:
-    st.caption("Filtered by " + ", ".join(f"**{k}** = `{v}`" for k, v in active.items()))
-_bulk.bulk_actions(store, filters)
+def _filters_panel() -> QueueFilters:
+    """The Queue filters panel and the bulk actions over them; returns the filters."""
+    if any(k in st.query_params for k in studio.FILTER_PARAMS):
+        # The address wins: a link from Overview, a bookmark, a reload.
+        filters = studio.filters_from_params(st.query_params.to_dict(), who)
+    else:
+        filters = st.session_state.get(_shared.REVIEW_FILTERS) or QueueFilters()
+    if st.session_state.get("rf:applied") != filters:
+        # Filters set elsewhere (an Overview chart) are loaded into the widgets once.
+        st.session_state.update(
+            {
+                "rf:text": filters.text or "",
+                "rf:tool": filters.tool or ANY,
+                "rf:language": filters.language or ANY,
+                "rf:tag": filters.tag or "",
+                "rf:engine": filters.engine or ANY,
+                "rf:decision": DecisionState(filters.decision).value,
+                "rf:graded": filters.min_f1 is not None or filters.max_f1 is not None,
+                "rf:f1": (
+                    filters.min_f1 if filters.min_f1 is not None else 0.0,
+                    filters.max_f1 if filters.max_f1 is not None else 1.0,
+                ),
+            }
+        )
+
+    with st.expander("Queue filters", icon=":material/filter_list:", expanded=False):
+        # Typed text applies when the box loses focus (a click elsewhere, Tab) as well as on Enter.
+        search = st.text_input(
+            "Search", key="rf:text", placeholder="words of the intent, the pattern or a note",
+        )  # fmt: skip
+        c1, c2, c3, c4, c5 = st.columns(5)
+        tool = c1.selectbox("Reference tool", [ANY, *(t.value for t in ToolName)], key="rf:tool")
+        language = c2.selectbox(
+            "Language",
+            [ANY, *AST_GREP_LANGUAGES, "text"],
+            key="rf:language",
+            accept_new_options=True,
+        )
+        tag = c3.text_input("Tag", key="rf:tag", placeholder="e.g. react")
+        engine = c4.selectbox(
+            "Engine",
+            [ANY, MUTATIONS_ENGINE, VLLM_ENGINE, OPENAI_ENGINE, IMPORT_ENGINE, studio.EDIT_ENGINE],
+            key="rf:engine",
+            accept_new_options=True,
+        )
+        decision = c5.selectbox(
+            "Decision", [d.value for d in DecisionState], key="rf:decision", help="undecided: to do"
+        )
+        g1, g2 = st.columns([1, 4])
+        graded = g1.toggle("By span F1", key="rf:graded", help="Only graded items in this range.")
+        f1_range = cast(
+            tuple[float, float],
+            g2.slider("Span F1", 0.0, 1.0, step=0.05, key="rf:f1", disabled=not graded),
+        )
+
+    new_filters = replace(
+        filters,
+        text=search.strip()[:200] or None,
+        tool=None if tool == ANY else tool,
+        language=None if language == ANY else language,
+        tag=tag.strip() or None,
+        engine=None if engine == ANY else engine,
+        decision=DecisionState(decision),
+        min_f1=float(f1_range[0]) if graded else None,
+        max_f1=float(f1_range[1]) if graded else None,
+        reviewer=who or None,
+    )
+    if replace(new_filters, reviewer=None) != replace(filters, reviewer=None):
+        # Other filters: the card starts again from the first matching item. Not the reviewer's name
+        # filled in on a first run: that dropped the item a link or Back asked for (issue 29).
+        st.session_state.pop(CURRENT, None)
+    st.session_state[_shared.REVIEW_FILTERS] = new_filters
+    st.session_state["rf:applied"] = new_filters
+    # The address carries the filters (and, below, the item), so a reload or a bookmark keeps them.
+    wanted = studio.filters_to_params(new_filters)
+    _shared.sync_params({key: wanted.get(key) for key in studio.FILTER_PARAMS})
+    active = {k: v for k, v in new_filters.to_dict().items() if k not in ("decision", "reviewer")}
+    if active:
+        st.caption("Filtered by " + ", ".join(f"**{k}** = `{v}`" for k, v in active.items()))
+    _bulk.bulk_actions(store, new_filters)
+    return new_filters
+
+
+if conflicts_entry:
+    filters = QueueFilters(decision=DecisionState.CONFLICT, reviewer=who or None)
+    _shared.sync_params(dict.fromkeys(studio.FILTER_PARAMS))  # Conflicts has no filters of its own
+else:
+    filters = _filters_panel()
 
 
 # --- actions (callbacks: they run before the card re-renders) -----------------------------------
@@ -185,22 +217,11 @@ def _decision_bar(item: ReviewItem, who: str, can_undo: bool) -> None:
     """Accept / Reject / Skip / Undo with their keys, the note and the reject reason: at the top of
     the card, so neither the mouse nor the eye has to travel to decide."""
     stored = item.proposal
-    if not who:
-        st.warning("Type your name under **Reviewer** in the sidebar to record decisions.",
-                   icon=":material/badge:")  # fmt: skip
     vote = item.vote_of(who) if who else None
-
-    def reject_reason() -> None:
-        st.selectbox(
-            "Reject reason", studio.REJECT_REASONS, index=None, key=QUEUE.reason_key(stored.id),
-            placeholder="reject reason", label_visibility="collapsed",
-        )  # fmt: skip
-
     QUEUE.action_row(
         stored.id, vote[1] if vote else None, can_undo=can_undo,
         undo_help="Undo your own last decision (on any item)", can_decide=bool(who),
         blocked=studio.accept_blocker(item), in_conflict=item.state == "conflict",
-        extra=reject_reason,
     )  # fmt: skip
 
 
@@ -215,6 +236,7 @@ def review_card() -> None:
     except CodesearchError as err:
         if not flash or str(err) not in flash[1]:  # said already by the flash ("Not done: ...")
             st.error(str(err), icon=":material/error:")
+    st.session_state[WHOLE_RUN] = False  # the fragment's own reruns that follow are not
 
 
 def _card() -> None:
@@ -236,6 +258,10 @@ def _card() -> None:
     _shared.sync_params({studio.ITEM_PARAM: item.proposal.id if item else None})
     st.session_state[ADDRESSED] = item.proposal.id if item else None
     undoable = store.queue(PROPOSAL).last_undoable(who) if who else None
+    if item is None and conflicts_entry and not st.session_state.get(WHOLE_RUN):
+        # The proposals' last conflict is settled in this fragment's run: the whole page runs
+        # again, so the picker (outside the fragment) brings the next queue's conflicts.
+        st.rerun()
     if item is None:
         st.success("Nothing to review with these filters.", icon=":material/done_all:")
         if who:
@@ -271,7 +297,7 @@ def _card() -> None:
     with head:
         noun = "Conflict" if settling else "Item"
         where = f"{noun} {position} of {total}" if position else f"{noun} (outside the filters)"
-        _queue_frame.position(where, f"{left_to_do} {filters.decision.value}")
+        _queue_frame.position(where, f"{left_to_do} {studio.state_words(filters.decision)}")
         if who:
             _queue_frame.progress(*store.queue(PROPOSAL).progress(who))
             _queue_frame.step_row(
@@ -359,4 +385,7 @@ def _raw(item: ReviewItem) -> None:
         st.code(item.execution.stderr, language="text")
 
 
+st.session_state[WHOLE_RUN] = True  # this run draws the whole page, picker and all
+# Outside the card's fragment: a name typed there runs the whole page again under it.
+_identity.ask_name("to record decisions")
 review_card()

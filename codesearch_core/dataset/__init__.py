@@ -5,8 +5,8 @@ sample with its measured error rate (`dataset.sample`).
 
 Public API: `load_recipe`, `Recipe`, `RecipeError`, `build_dataset`, `Hooks`, `BuildResult`,
 `BuildInterrupted`, `STAGES`, `draw_sample`, `queue_sample`, `dataset_of`, `import_verdicts`,
-`write_estimate`, `estimate`, `render_card`, `spans_of` (an item's expected spans), `export_row`
-(a one-call item as the row the export layouts take).
+`write_estimate`, `estimate`, `wilson` (the 95% interval of a share), `render_card`, `spans_of`
+(an item's expected spans), `export_row` (a one-call item as the row the export layouts take).
 Imports `synthesis`, `verify`, `export`, `store` (types) and below: a recipe only orchestrates
 what those layers do.
 """
@@ -27,6 +27,7 @@ from codesearch_core.dataset.sample import (
     import_verdicts,
     queue_sample,
     render_card,
+    wilson,
     write_estimate,
 )
 
@@ -47,5 +48,6 @@ __all__ = [
     "queue_sample",
     "render_card",
     "spans_of",
+    "wilson",
     "write_estimate",
 ]

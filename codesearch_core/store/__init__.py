@@ -39,6 +39,7 @@ from codesearch_core.store.queue_kinds import DRAFT, DRIFT, EPISODE, KINDS, PROP
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.step_labels import STEP_LABELS, StepLabel, StepSummary
 from codesearch_core.store.types import (
+    Agreement,
     AuditEntry,
     AuditFilters,
     BlueprintConflictError,
@@ -49,6 +50,8 @@ from codesearch_core.store.types import (
     ExportRow,
     ImportReport,
     PendingExecution,
+    QueueGroup,
+    QueueStats,
     ReviewItem,
     ReviewSettings,
     StaleDecisionError,
@@ -67,6 +70,7 @@ __all__ = [
     "QA",
     "STEP_LABELS",
     "UNFINISHED",
+    "Agreement",
     "AuditEntry",
     "AuditFilters",
     "BlueprintConflictError",
@@ -93,6 +97,8 @@ __all__ = [
     "QAImport",
     "QAItem",
     "QueueFilters",
+    "QueueGroup",
+    "QueueStats",
     "ReviewItem",
     "ReviewSettings",
     "StaleDecisionError",

@@ -1,10 +1,13 @@
-"""Counts, rates and chart data for the Overview page (read in one snapshot), and the store's
-fingerprint for export manifests."""
+"""Counts, rates and chart data for the Overview page (read in one snapshot): the proposals' with
+every queue's reviewers and agreement (`dashboard_stats`), and one queue's own (`queue_stats`,
+the page's queue selector); and the store's fingerprint for export manifests."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import date
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import duckdb
 import krippendorff
@@ -12,9 +15,18 @@ import numpy as np
 
 from codesearch_core.models import canonical_json, sha256_hex
 from codesearch_core.store.queries import review_settings
+from codesearch_core.store.queue_kinds import PROPOSAL, QueueKind
 from codesearch_core.store.rows import first_row
 from codesearch_core.store.schema import SCHEMA_VERSION
-from codesearch_core.store.types import Agreement, DashboardStats, StoreCounts
+from codesearch_core.store.types import (
+    Agreement,
+    DashboardStats,
+    QueueGroup,
+    QueueStats,
+    StoreCounts,
+)
+
+T = TypeVar("T")
 
 HISTOGRAM_BUCKETS: Final = 10
 TOP_KINDS: Final = 10
@@ -43,13 +55,76 @@ def _rate(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
-def dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
+def _snapshot(cur: duckdb.DuckDBPyConnection, read: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
     # One transaction: every figure comes from the same snapshot even while reviewers write.
     cur.execute("BEGIN TRANSACTION")
     try:
-        return _dashboard_stats(cur)
+        return read(cur)
     finally:
         cur.execute("ROLLBACK")
+
+
+def dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
+    return _snapshot(cur, _dashboard_stats)
+
+
+def queue_stats(cur: duckdb.DuckDBPyConnection, kind: QueueKind) -> QueueStats:
+    """The figures of `kind`'s queue (`QueueStats`), in one snapshot as `dashboard_stats`'."""
+    return _snapshot(cur, lambda c: _queue_stats(c, kind))
+
+
+def _queue_stats(cur: duckdb.DuckDBPyConnection, kind: QueueKind) -> QueueStats:
+    # One pass over the kind's table: its groups (one group of all when it has none) by state.
+    key, label = kind.groups or ("''", "''")
+    rows = cur.execute(
+        f"SELECT {key}, any_value({label}), count(*), count(*) FILTER (WHERE decision IS NULL), "
+        "count(*) FILTER (WHERE decision = 'accept'), count(*) FILTER (WHERE decision = 'reject'), "
+        f"count(*) FILTER (WHERE decision = 'conflict') FROM {kind.table} p GROUP BY 1 "
+        "ORDER BY 3 DESC, 1"
+    ).fetchall()
+    groups = tuple(QueueGroup(str(k), str(n), *(int(x) for x in xs)) for k, n, *xs in rows)
+    items, still_open, accepted, rejected, conflicts = (
+        sum(getattr(g, f) for g in groups)
+        for f in ("items", "open", "accepted", "rejected", "conflicts")
+    )
+    return QueueStats(
+        kind=kind.name,
+        items=items,
+        open=still_open,
+        accepted=accepted,
+        rejected=rejected,
+        conflicts=conflicts,
+        decisions_per_day=_decisions_per_day(cur, kind.name),
+        agreement=agreement(cur, conflicts=conflicts, kind=kind.name),
+        reviewers=tuple((r, a, x, s) for r, _, a, x, s in _reviewer_votes(cur, kind.name)),
+        groups=groups if kind.groups else (),
+    )
+
+
+def _decisions_per_day(
+    cur: duckdb.DuckDBPyConnection, kind: str
+) -> tuple[tuple[date, str, int], ...]:
+    """(day, action, events) of `kind`'s decision events, undos too."""
+    rows = cur.execute(
+        "SELECT CAST(ts AS DATE), action, count(*) FROM decisions WHERE kind = ? "
+        "GROUP BY ALL ORDER BY 1, 2",
+        [kind],
+    ).fetchall()
+    return tuple((d, str(a), int(n)) for d, a, n in rows)
+
+
+def _reviewer_votes(
+    cur: duckdb.DuckDBPyConnection, kind: str | None = None
+) -> list[tuple[str, str, int, int, int]]:
+    """(reviewer, kind, accepts, rejects, skips) of each reviewer's live votes, of `kind` (None:
+    every kind), by reviewer and kind."""
+    rows = cur.execute(
+        "SELECT reviewer, kind, count(*) FILTER (WHERE action = 'accept'), "
+        "count(*) FILTER (WHERE action = 'reject'), count(*) FILTER (WHERE action = 'skip') "
+        "FROM votes WHERE ? IS NULL OR kind = ? GROUP BY 1, 2 ORDER BY 1, 2",
+        [kind, kind],
+    ).fetchall()
+    return [(str(r), str(k), int(a), int(x), int(s)) for r, k, a, x, s in rows]
 
 
 def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
@@ -63,9 +138,6 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
     )
     f1 = first_row(cur.execute(f"SELECT avg(span_f1), {buckets} FROM proposals"))
     assert f1 is not None
-    per_day = cur.execute(
-        "SELECT CAST(ts AS DATE), action, count(*) FROM decisions GROUP BY ALL ORDER BY 1, 2"
-    ).fetchall()
     # One pass over proposals x blueprints serves the acceptance table and the confusion matrix.
     by_tools = cur.execute(
         "SELECT b.tool, b.language, coalesce(p.tool, 'invalid'), p.decision, count(*) "
@@ -90,15 +162,9 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
     ).fetchall()
     # Every queue's votes (issue 39: the table counted proposals only); proposals' own figures
     # stay where the charts above read them.
-    by_queue = cur.execute(
-        "SELECT reviewer, kind, count(*) FILTER (WHERE action = 'accept'), "
-        "count(*) FILTER (WHERE action = 'reject'), count(*) FILTER (WHERE action = 'skip') "
-        "FROM votes GROUP BY 1, 2 ORDER BY 1, 2"
-    ).fetchall()
-    reviewers = tuple(
-        (str(r), int(a), int(x), int(s)) for r, k, a, x, s in by_queue if k == "proposal"
-    )
-    queues = sorted({str(k) for _, k, *_ in by_queue} | {"proposal"})
+    by_queue = _reviewer_votes(cur)
+    reviewers = tuple((r, a, x, s) for r, k, a, x, s in by_queue if k == PROPOSAL)
+    queues = sorted({k for _, k, *_ in by_queue} | {PROPOSAL})
     in_conflict: dict[str, int] = dict(
         cur.execute(
             "SELECT kind, count(*) FROM (SELECT 'episode' AS kind FROM episodes WHERE decision = "
@@ -108,9 +174,7 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
     proposals = agreement(cur, conflicts=c.conflicts)
     return DashboardStats(
         reviewers=reviewers,
-        reviewers_by_queue=tuple(
-            (str(r), str(k), int(a), int(x), int(s)) for r, k, a, x, s in by_queue
-        ),
+        reviewers_by_queue=tuple(by_queue),
         agreement=proposals,
         agreement_by_queue=tuple(
             (
@@ -126,7 +190,8 @@ def _dashboard_stats(cur: duckdb.DuckDBPyConnection) -> DashboardStats:
         acceptance_rate=_rate(c.accepted, c.accepted + c.rejected),
         valid_rate=_rate(c.valid, c.proposals),
         mean_span_f1=None if f1[0] is None else float(f1[0]),
-        decisions_per_day=tuple((d, str(a), int(n)) for d, a, n in per_day),
+        # The proposals' own: the chart's bars open the proposals filtered by their action.
+        decisions_per_day=_decisions_per_day(cur, PROPOSAL),
         acceptance_by_tool_language=tuple(
             (tool, lang, a, r) for (tool, lang), (a, r) in sorted(acceptance.items())
         ),

@@ -328,6 +328,50 @@ def first_in_state(cur: Cursor, kind: str, state: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def browse(
+    cur: Cursor, filters: ItemFilters, after_id: str | None, *, now: datetime, kind: str
+) -> str | None:
+    """The first item of `kind` under `filters` after `after_id` in queue order, wrapping round to
+    the start; nothing is leased. What a lead browsing a state that is nobody's to-do (conflicts,
+    accepted items) steps through; `after_id` need not match the filters any more (the item just
+    settled is out of the conflicts)."""
+    k = kind_of(kind)
+    where, params = k.where(filters, now=now, reviews=_reviews(kind, review_settings(cur)))
+    order = k.order_sql
+    # The order key as a row: drift's is two columns, the others' one (DuckDB compares rows).
+    after = (
+        f"coalesce(({order}) > (SELECT ({order}) FROM {k.table} p WHERE p.{k.id_column} = ?), "
+        "FALSE) DESC, "
+    )
+    row = first_row(
+        cur.execute(
+            f"SELECT p.{k.id_column} FROM {k.table} p WHERE {where} ORDER BY {after}{order} "
+            "LIMIT 1",
+            [*params, after_id],
+        )
+    )
+    return None if row is None else str(row[0])
+
+
+def place(
+    cur: Cursor, filters: ItemFilters, item_id: str, *, now: datetime, kind: str
+) -> tuple[int | None, int]:
+    """(the item's 1-based place among the items of `kind` under `filters` in queue order, or
+    None when it is not among them; how many there are): "Conflict 2 of 3" on a card."""
+    k = kind_of(kind)
+    where, params = k.where(filters, now=now, reviews=_reviews(kind, review_settings(cur)))
+    row = first_row(
+        cur.execute(
+            f"WITH m AS (SELECT p.{k.id_column} AS id, row_number() OVER (ORDER BY "
+            f"{k.order_sql}) AS n FROM {k.table} p WHERE {where}) "
+            "SELECT (SELECT n FROM m WHERE id = ?), (SELECT count(*) FROM m)",
+            [*params, item_id],
+        )
+    )
+    assert row is not None
+    return (None if row[0] is None else int(row[0])), int(row[1])
+
+
 # --- leases and the reviewer's queue ------------------------------------------------------------
 
 

@@ -30,14 +30,17 @@ from codesearch_core.store.base import StoreBase
 from codesearch_core.store.drafts import Draft
 from codesearch_core.store.episodes import StoredEpisode
 from codesearch_core.store.evals import EvalRun
+from codesearch_core.store.filters import DriftFilters
 from codesearch_core.store.guidelines import Guidelines
 from codesearch_core.store.pinning import DriftItem, StaleRun
 from codesearch_core.store.qa import QADataset, QAImport, QAItem
+from codesearch_core.store.queue_kinds import DRIFT, kind_of
 from codesearch_core.store.rows import utc_now
 from codesearch_core.store.types import (
     BlueprintFilters,
     BlueprintPage,
     BlueprintRevision,
+    DecisionState,
     ImportReport,
 )
 
@@ -243,8 +246,12 @@ class Drift(_Part):
 
         self._store._act(add, action=Action.PROPOSE, what="record the drift")
 
-    def open(self) -> builtins.list[DriftItem]:
-        return self._store._read(pinning.open_drift)
+    def open(self, filters: DriftFilters | None = None) -> builtins.list[DriftItem]:
+        """Items in drift nobody decided yet, oldest first; `filters` narrow them (the queue's
+        typed filter: what drifted, words of the ids)."""
+        k = kind_of(DRIFT)
+        where, params = k.where(replace(k.check_filters(filters), decision=DecisionState.ANY))
+        return self._store._read(lambda cur: pinning.open_drift(cur, where, params))
 
     def get(self, item_id: str) -> DriftItem | None:
         return self._store._read(lambda cur: pinning.get_drift(cur, item_id))

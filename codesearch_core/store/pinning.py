@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 import duckdb
 
@@ -219,10 +219,13 @@ def _drift_from_row(row: Sequence[object]) -> DriftItem:
     )
 
 
-def open_drift(cur: Cursor) -> list[DriftItem]:
-    """Items in drift that nobody decided yet, oldest first."""
+def open_drift(cur: Cursor, where: str = "TRUE", params: Sequence[Any] = ()) -> list[DriftItem]:
+    """Items in drift that nobody decided yet, oldest first; `where` (over `p`, with `params`)
+    narrows them."""
     rows = cur.execute(
-        f"SELECT {_DRIFT_SELECT} FROM drift WHERE {OPEN_DRIFT_SQL} ORDER BY found_at, item_id"
+        f"SELECT {_DRIFT_SELECT} FROM drift WHERE {OPEN_DRIFT_SQL} AND item_id IN "
+        f"(SELECT p.item_id FROM drift p WHERE {where}) ORDER BY found_at, item_id",
+        list(params),
     ).fetchall()
     return [_drift_from_row(r) for r in rows]
 

@@ -2,8 +2,8 @@
 
 A `Queue` is made from its kind's `QueueKind` (`store.queue_kinds`) and owns everything a review
 queue does, the same for every kind: decide (a vote, or a lead's final decision), undo, leases,
-what a reviewer has seen, their progress, the counts by state, an item's history, a lead's bulk
-action, and what blocks an accept. Where the kinds differ, the `QueueKind` says so; a new kind is
+what a reviewer has seen, their progress, the counts by state, the Overview's figures, an item's
+history, a lead's bulk action, and what blocks an accept. Where the kinds differ, the `QueueKind` says so; a new kind is
 a new entry there and gets all of this, never a method of its own on the `Store`.
 """
 
@@ -19,6 +19,7 @@ from codesearch_core.access import Action
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import bulk as store_bulk
+from codesearch_core.store import dashboard as store_dashboard
 from codesearch_core.store import decisions as store_decisions
 from codesearch_core.store.audit import Deed
 from codesearch_core.store.base import StoreBase
@@ -27,7 +28,7 @@ from codesearch_core.store.filters import ItemFilters
 from codesearch_core.store.queue_kinds import QueueKind
 from codesearch_core.store.review_queries import item_history
 from codesearch_core.store.rows import utc_now
-from codesearch_core.store.types import DecisionEvent
+from codesearch_core.store.types import DecisionEvent, QueueStats
 
 _MAX_TEXT: Final = 20_000
 
@@ -200,11 +201,33 @@ class Queue:
         """Items by review state: open, accept, reject, conflict (the queue's line)."""
         return self._store._read(lambda cur: store_decisions.state_counts(cur, self.kind.name))
 
+    def stats(self) -> QueueStats:
+        """The Overview's figures of this queue, read in one snapshot: its items by state (and by
+        the kind's groups), its decision events per day, its agreement, each reviewer's votes."""
+        return self._store._read(lambda cur: store_dashboard.queue_stats(cur, self.kind))
+
     def first_in_state(self, state: str) -> str | None:
         """The first item in queue order in a review state ('conflict': what a lead's button
         opens to settle)."""
         return self._store._read(
             lambda cur: store_decisions.first_in_state(cur, self.kind.name, state)
+        )
+
+    def browse(self, filters: ItemFilters | None, after_id: str | None = None) -> str | None:
+        """The first item under `filters` (the kind's own) after `after_id` in queue order,
+        wrapping round; nothing leased: a lead stepping through conflicts or decided items."""
+        f = self.kind.check_filters(filters)
+        now = utc_now()
+        return self._store._read(
+            lambda cur: store_decisions.browse(cur, f, after_id, now=now, kind=self.kind.name)
+        )
+
+    def place(self, filters: ItemFilters | None, item_id: str) -> tuple[int | None, int]:
+        """(the item's place among the items under `filters`, or None; how many there are)."""
+        f = self.kind.check_filters(filters)
+        now = utc_now()
+        return self._store._read(
+            lambda cur: store_decisions.place(cur, f, item_id, now=now, kind=self.kind.name)
         )
 
     def accept_blocker(self, item_id: str) -> str | None:

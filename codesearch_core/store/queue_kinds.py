@@ -101,6 +101,9 @@ class QueueKind:
     #: `accept_params()`, read when the plan is made.
     accept_rules: tuple[tuple[str, str], ...] = ()
     accept_params: Callable[[], list[Any]] = list
+    #: What the Overview breaks the queue's items down by, as (key, label) SQL over the table
+    #: `p` (the QA queue: its data sets, each with its own error rate); None: no breakdown.
+    groups: tuple[str, str] | None = None
 
     @property
     def audit_prefix(self) -> str:
@@ -381,7 +384,7 @@ KINDS: Final[dict[str, QueueKind]] = {
     ),
     QA: QueueKind(
         QA, "qa_items", "qa_id", "p.seq", "QA", ("QA item", "QA items"), filters=QAFilters,
-        filter_sql=_QA_SQL,
+        filter_sql=_QA_SQL, groups=("p.dataset_id", "p.dataset_name"),
     ),
 }  # fmt: skip
 

@@ -328,6 +328,42 @@ class DashboardStats:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueGroup:
+    """A queue's items of one group (the kind's `groups`: the QA queue's data sets) by state."""
+
+    key: str
+    label: str
+    items: int
+    open: int
+    accepted: int
+    rejected: int
+    conflicts: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStats:
+    """One queue's figures for the Overview page (`Queue.stats()`, read in one snapshot): its
+    items by state, its decision events per day, its agreement and each reviewer's votes."""
+
+    kind: str
+    items: int
+    open: int
+    accepted: int
+    rejected: int
+    conflicts: int
+    decisions_per_day: tuple[tuple[date, str, int], ...]  # (day, action, events) incl. undo
+    agreement: Agreement
+    reviewers: tuple[tuple[str, int, int, int], ...]  # reviewer, accepts, rejects, skips
+    #: By the kind's groups, largest first; () for a kind without groups.
+    groups: tuple[QueueGroup, ...] = ()
+
+    @property
+    def settled(self) -> int:
+        """Items accepted or rejected (one in conflict waits for a lead)."""
+        return self.accepted + self.rejected
+
+
+@dataclass(frozen=True, slots=True)
 class ExportRow:
     """One item leaving the store: a blueprint with a call (a proposal's, or its reference call)."""
 

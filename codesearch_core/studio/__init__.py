@@ -5,7 +5,7 @@ re-running an edited call), `studio.synthesized` (the Drafts queue's card, a blu
 provenance, the Synthesize page's run), `studio.evaluations` (eval runs side by side, compared,
 an answer for the diff view, two runs side by side), `studio.trajectory` (an episode turn by
 turn), `studio.episodes` (the Episodes queue's card, rollouts from the Propose page), `studio.qa` (the QA
-queue's card: a data set's sampled item), `studio.propose` (engines into the store), `studio.diff` (the findings
+queue's card: a data set's sampled item; the queue's measured error rate), `studio.propose` (engines into the store), `studio.diff` (the findings
 diff rows), `studio.code` (code windows and marked lines as HTML), `studio.forms` (the tool-call
 forms). The top of the library: imports every layer below, and nothing imports it but `pages/`.
 """
@@ -36,12 +36,12 @@ from codesearch_core.studio.drafts import (
     suggest_blueprint_id,
 )
 from codesearch_core.studio.episodes import (
+    EPISODE_REJECT_REASONS,
     ROLLOUTS_COMMAND,
     EpisodeCard,
     RolloutRun,
     episode_card,
     episode_label,
-    next_episode_id,
     other_episodes,
     rollout_policy,
     rollouts_into_store,
@@ -90,8 +90,9 @@ from codesearch_core.studio.qa import (
     QA_CARD_COMMAND,
     QA_REJECT_REASONS,
     QA_SAMPLE_COMMAND,
+    ErrorRate,
     QACard,
-    next_qa_id,
+    error_rates,
     qa_card,
 )
 from codesearch_core.studio.review import (
@@ -101,18 +102,23 @@ from codesearch_core.studio.review import (
     REJECT_REASONS,
     QueueCard,
     accept_blocker,
+    browsed,
     filters_from_params,
     filters_to_params,
     finding_rows_for,
     next_item_id,
+    next_item_of,
     queue_place,
+    reject_reasons,
     rerun_edited,
     reviews_seen,
     run_item,
+    state_words,
     still_to_do,
 )
 from codesearch_core.studio.steps import Step, StepMark, step_marks, steps_of, turn_calls_text
 from codesearch_core.studio.synthesized import (
+    DRAFT_REJECT_REASONS,
     SYNTHESIS_STAGES,
     DraftCard,
     SpanLine,
@@ -151,8 +157,10 @@ __all__ = [
     "CHART_METRICS",
     "CHART_TOP",
     "COMPONENT_WORDS",
+    "DRAFT_REJECT_REASONS",
     "DROP_REASONS",
     "EDIT_ENGINE",
+    "EPISODE_REJECT_REASONS",
     "EXPECTED_COLUMNS",
     "FILTER_PARAMS",
     "ITEM_PARAM",
@@ -175,6 +183,7 @@ __all__ = [
     "Comparison",
     "DraftCard",
     "EpisodeCard",
+    "ErrorRate",
     "FieldKind",
     "FindingRow",
     "FindingStatus",
@@ -205,6 +214,7 @@ __all__ = [
     "best_episodes",
     "blueprint_from_draft",
     "blueprint_provenance",
+    "browsed",
     "build_call",
     "call_diff",
     "call_from_json_text",
@@ -220,6 +230,7 @@ __all__ = [
     "episode_card",
     "episode_label",
     "episode_trajectory",
+    "error_rates",
     "expected_table",
     "file_mtime_ns",
     "file_size",
@@ -236,9 +247,8 @@ __all__ = [
     "item_choices",
     "marked_window_html",
     "metric_words",
-    "next_episode_id",
     "next_item_id",
-    "next_qa_id",
+    "next_item_of",
     "other_episodes",
     "overall_table",
     "paired_turns",
@@ -249,6 +259,7 @@ __all__ = [
     "provenance",
     "qa_card",
     "queue_place",
+    "reject_reasons",
     "render_lines_html",
     "rerun_edited",
     "reviews_seen",
@@ -260,6 +271,7 @@ __all__ = [
     "settings_change",
     "side_by_side",
     "spans_from_table",
+    "state_words",
     "step_marks",
     "steps_of",
     "still_to_do",

@@ -35,6 +35,16 @@ from codesearch_core.studio.propose import probe_openai_server
 ROLLOUTS_COMMAND: Final = "codesearch rollouts --engine reference --k 1 --blueprints seeds"
 #: The most episodes of one task the card offers to compare with: K rollouts and a few engines'.
 COMPARE_LIMIT: Final = 50
+#: Why an episode is rejected (the Reject button's reason; the note says more): what goes wrong
+#: in a trajectory, the submitted locations first (the reward's own terms), then the search.
+EPISODE_REJECT_REASONS: Final[tuple[str, ...]] = (
+    "submitted wrong locations",
+    "missed expected locations",
+    "wasted calls on repeated or aimless searches",
+    "wrong tool for the search",
+    "gave up or ran out of turns",
+    "other",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +108,6 @@ def episode_label(episode: StoredEpisode) -> str:
         f" · {episode.model}" if episode.model and episode.model != episode.engine else ""
     )
     return f"{who} · reward {episode.reward:.3f} · `{episode.episode_id[:10]}`"
-
-
-def next_episode_id(store: Store, reviewer: str) -> str | None:
-    """The next episode `reviewer` should review, leased to them; None when they are done."""
-    return store.queue(EPISODE).lease_next(None, reviewer)
 
 
 # --- rollouts from the Propose page -----------------------------------------------------------

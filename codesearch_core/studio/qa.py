@@ -1,7 +1,8 @@
 """The QA queue's logic (Review page): which sampled item comes next for a reviewer, and the card's
 figures (the item as sampled, its expected spans, its facts, the data set it is from, the reviews).
 Accept says the item is correct, reject that it is not (`store.qa`); the card's estimate is
-`codesearch dataset card DIR` (`dataset.sample.write_estimate`).
+`codesearch dataset card DIR` (`dataset.sample.write_estimate`), and the Overview's measured error
+rate of the queue, overall and per data set, is `error_rates`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from codesearch_core.dataset import spans_of
+from codesearch_core.dataset import spans_of, wilson
 from codesearch_core.models import Span
-from codesearch_core.store import QA, DecisionEvent, QAItem, Store, Voted
+from codesearch_core.store import QA, DecisionEvent, QAItem, QueueStats, Store, Voted
 from codesearch_core.studio.episodes import votes_from
 
 #: What fills the QA queue, said where it is empty.
@@ -95,6 +96,44 @@ def qa_card(store: Store, qa_id: str) -> QACard | None:
     return QACard(qa=qa, votes=votes_from(history), history=history)
 
 
-def next_qa_id(store: Store, reviewer: str) -> str | None:
-    """The next sampled item `reviewer` should judge, leased to them; None when they are done."""
-    return store.queue(QA).lease_next(None, reviewer)
+@dataclass(frozen=True, slots=True)
+class ErrorRate:
+    """The measured error rate of QA verdicts: `incorrect` of `judged` (the settled items: an
+    accept says correct, a reject incorrect; open items and conflicts are no verdict yet, as on the
+    data set's card), with its 95% Wilson interval; the rate and the bounds are None while nothing
+    is judged. `dataset_id` is "" for the queue as a whole."""
+
+    label: str
+    dataset_id: str
+    judged: int
+    incorrect: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+    @property
+    def interval(self) -> str:
+        """The rate and its interval in words: "12% (95% CI 5%-25%), 3 incorrect of 25 judged"."""
+        if self.rate is None:
+            return "no verdict yet"
+        return (
+            f"{self.rate:.0%} (95% CI {self.low:.0%}-{self.high:.0%}), "
+            f"{self.incorrect:,} incorrect of {self.judged:,} judged"
+        )
+
+
+def _error_rate(label: str, dataset_id: str, incorrect: int, judged: int) -> ErrorRate:
+    if not judged:
+        return ErrorRate(label, dataset_id, 0, 0, None, None, None)
+    # The data set card's interval (`dataset.sample.wilson`), of the share incorrect.
+    low, high = wilson(incorrect, judged)
+    return ErrorRate(label, dataset_id, judged, incorrect, incorrect / judged, low, high)
+
+
+def error_rates(stats: QueueStats) -> tuple[ErrorRate, tuple[ErrorRate, ...]]:
+    """The QA queue's measured error rate (`store.queue(QA).stats()`), and each data set's (the
+    queue's groups, largest sample first): the Overview's figures for a lead."""
+    overall = _error_rate("all data sets", "", stats.rejected, stats.settled)
+    return overall, tuple(
+        _error_rate(g.label, g.key, g.rejected, g.accepted + g.rejected) for g in stats.groups
+    )

@@ -11,15 +11,23 @@ from codesearch_core.errors import StoreError
 from codesearch_core.grading import diff_findings
 from codesearch_core.models import Proposal, ToolCall
 from codesearch_core.store import (
+    DRAFT,
+    DRIFT,
+    EPISODE,
     PROPOSAL,
+    QA,
     DecisionEvent,
     DecisionState,
+    ItemFilters,
     PendingExecution,
     QueueFilters,
     ReviewItem,
     Store,
 )
 from codesearch_core.studio.diff import FindingRow, finding_rows
+from codesearch_core.studio.episodes import EPISODE_REJECT_REASONS
+from codesearch_core.studio.qa import QA_REJECT_REASONS
+from codesearch_core.studio.synthesized import DRAFT_REJECT_REASONS
 from codesearch_core.verify import task_for, verify_one
 
 # --- review -------------------------------------------------------------------------------------
@@ -34,8 +42,20 @@ REJECT_REASONS: Final[tuple[str, ...]] = (
     "invalid call",
     "other",
 )
+#: Each queue's reasons (a drift item X rejects is an accepted proposal: a proposal's reasons).
+_REJECT_REASONS_OF: Final[Mapping[str, tuple[str, ...]]] = {
+    PROPOSAL: REJECT_REASONS, DRIFT: REJECT_REASONS, DRAFT: DRAFT_REJECT_REASONS,
+    EPISODE: EPISODE_REJECT_REASONS, QA: QA_REJECT_REASONS,
+}  # fmt: skip
 #: The engine name recorded for a proposal a curator edited by hand in the Review page.
 EDIT_ENGINE: Final = "edit"
+
+
+def reject_reasons(kind: str) -> tuple[str, ...]:
+    """The reasons a reject on `kind`'s queue picks from, beside the card's note (none for a kind
+    without). Every queue's reject takes a reason, and none is required, as on Proposals: the
+    reviewer may say it in the note instead (issue 39: Episodes and Drafts took none at all)."""
+    return _REJECT_REASONS_OF.get(kind, ())
 
 
 def next_item_id(store: Store, filters: QueueFilters, after_id: str | None = None) -> str | None:
@@ -52,6 +72,36 @@ def next_item_id(store: Store, filters: QueueFilters, after_id: str | None = Non
     if item is None:
         item = store.next_review_item(filters)
     return item.proposal_id if item else None
+
+
+def next_item_of(
+    store: Store,
+    kind: str,
+    reviewer: str,
+    filters: ItemFilters | None = None,
+    after_id: str | None = None,
+) -> str | None:
+    """The item for the card of a queue other than Proposals (`filters`: the kind's own).
+
+    Under no filters or the undecided state it is the reviewer's next to do, leased to them. A
+    state that is nobody's to-do (the conflicts a lead settles, decided items) is browsed: the
+    first match after `after_id` in queue order, wrapping round, nothing leased.
+    """
+    if not browsed(filters):
+        return store.queue(kind).lease_next(filters, reviewer)
+    return store.queue(kind).browse(filters, after_id)
+
+
+def state_words(state: DecisionState) -> str:
+    """How a card's head counts the items of a state: "3 in conflict", "12 accepted"."""
+    words = {DecisionState.CONFLICT: "in conflict", DecisionState.ANY: "in all"}
+    return words.get(DecisionState(state), DecisionState(state).value)
+
+
+def browsed(filters: ItemFilters | None) -> bool:
+    """Whether `filters` select a state that is nobody's to-do (conflicts, decided items): their
+    items are browsed in queue order, not leased."""
+    return filters is not None and DecisionState(filters.decision) is not DecisionState.UNDECIDED
 
 
 #: Query-parameter names of the review filters (the page address carries them, so a reload or a

@@ -11,6 +11,7 @@ from typing import Final
 from codesearch_core.corpora import read_file_lines
 from codesearch_core.errors import CodesearchError
 from codesearch_core.store import Draft, Store
+from codesearch_core.studio.qa import QA_REJECT_REASONS
 from codesearch_core.synthesis import (
     STAGES,
     IntentWriter,
@@ -23,6 +24,14 @@ from codesearch_core.synthesis import (
 )
 
 SHOWN_SPANS: Final = 12
+#: Why a draft is rejected (the Reject button's reason; the note says more): a draft is a
+#: blueprint to be, so what makes a QA item wrong makes it wrong, and what makes it not worth one.
+DRAFT_REJECT_REASONS: Final[tuple[str, ...]] = (
+    *QA_REJECT_REASONS[:-1],
+    "repeats another blueprint",
+    "too trivial to teach anything",
+    "other",
+)
 #: The stages a run reports, in order (candidates, mined, verified, deduplicated, kept).
 SYNTHESIS_STAGES: Final = STAGES
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from app_support import open_app, release_app_store, texts
 
-from codesearch_core import config
+from codesearch_core import config, studio
 from codesearch_core.models import DecisionAction, Proposal
 from codesearch_core.store import PROPOSAL, QueueFilters, Store
 from codesearch_core.verify import verify_pending, verify_stale
@@ -112,3 +112,49 @@ def test_skip_moves_on_and_undo_reopens_the_last_drift_decision(drifted: tuple[P
         assert reopened is not None and reopened.resolution is None
         history = store.queue("drift").history(first)
         assert [e.action.value for e in history] == ["skip"]
+
+
+def test_the_typed_filter_narrows_the_drift_table_and_a_wrong_key_says_the_keys(
+    drifted: tuple[Path, str],
+) -> None:
+    db, pid = drifted
+    at = open_app(REVIEW, reviewer="lee")
+    at.segmented_control(key="review:queue").set_value("Drift").run()
+    every = set(at.dataframe[0].value["item"])
+    assert pid in every and len(every) >= 2
+    at.text_input(key="drift:filter").input("drifted=proposal").run()
+    assert not at.exception, at.exception
+    assert set(at.dataframe[0].value["item"]) == {pid}
+    assert at.query_params.get("filter") == "drifted=proposal"  # a reload keeps it
+    assert _card_item(at) == pid
+    at.text_input(key="drift:filter").input("kind=proposal").run()
+    assert any("unknown filter 'kind=proposal'" in e and "drifted" in e for e in texts(at, "error"))
+    assert set(at.dataframe[0].value["item"]) == every  # every open item until it is fixed
+    release_app_store()
+    with Store(db) as store:
+        assert {d.item_id for d in store.drift.open()} == every  # a filter decides nothing
+
+
+def test_rejecting_a_drifted_proposal_takes_a_reason_and_a_reference_asks_none(
+    drifted: tuple[Path, str],
+) -> None:
+    db, pid = drifted
+    at = open_app(REVIEW, reviewer="lee")
+    at.segmented_control(key="review:queue").set_value("Drift").run()
+    for _ in range(len(at.dataframe[0].value)):
+        if _card_item(at) == pid:
+            break
+        # A reference's X keeps its spans: nothing is rejected, so no reason is asked.
+        assert not [s.key for s in at.selectbox if str(s.key).startswith("drift:reason:")]
+        next(b for b in at.button if b.label == "Skip").click().run()
+    assert _card_item(at) == pid
+    # X on an accepted proposal rejects it, for a proposal's reasons (issue 39).
+    reason = at.selectbox(key=f"drift:reason:{pid}")
+    assert tuple(reason.options) == studio.reject_reasons(PROPOSAL)
+    reason.set_value("finds too much").run()
+    next(b for b in at.button if b.label == "Reject it").click().run()
+    assert any(f"{pid}: rejected" in s for s in texts(at, "success")), texts(at, "error")
+    release_app_store()
+    with Store(db) as store:
+        (event,) = store.queue("drift").history(pid)
+        assert (event.action, event.reason) == (DecisionAction.REJECT, "finds too much")

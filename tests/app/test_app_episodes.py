@@ -61,16 +61,23 @@ def test_an_episode_whose_corpus_is_gone_cannot_be_accepted_and_says_why(studio_
     assert any("The corpus cannot be read" in w for w in texts(at, "warning"))
     assert any(bp.intent in s for s in texts(at, "subheader"))
 
-    # It can still be rejected, with a note: the message says so and the queue is empty after.
+    # It can still be rejected, with a reason that fits a trajectory and a note: the message
+    # says both and the queue is empty after.
+    reason = at.selectbox(key=f"ep:reason:{gone.episode_id}")
+    assert tuple(reason.options) == studio.reject_reasons(EPISODE)
+    reason.set_value("gave up or ran out of turns")
     at.text_input(key=f"ep:note:{gone.episode_id}").input("corpus removed").run()
     next(b for b in at.button if b.key == "ep:reject").click().run()
     assert not at.exception, at.exception
-    assert any("Rejected episode" in s and "corpus removed" in s for s in texts(at, "success"))
+    assert any(
+        "Rejected episode" in s and "(gave up or ran out of turns)" in s and "corpus removed" in s
+        for s in texts(at, "success")
+    ), texts(at, "success")
     assert any("No episodes left to review" in i for i in texts(at, "info"))
     with stored(studio_db) as store:
         (history,) = [store.queue("episode").history(gone.episode_id)]
-        assert [(e.action.value, e.reviewer, e.note) for e in history] == [
-            ("reject", "ann", "corpus removed")
+        assert [(e.action.value, e.reviewer, e.reason, e.note) for e in history] == [
+            ("reject", "ann", "gave up or ran out of turns", "corpus removed")
         ]
         assert store.episodes.accepted() == []
 

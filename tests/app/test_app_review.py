@@ -58,13 +58,23 @@ def test_a_reject_records_its_reason_and_note(studio_db: Path, reviewable_templa
     )  # fmt: skip
 
 
-def test_without_a_reviewer_name_nothing_can_be_decided(
+def test_without_a_reviewer_name_nothing_can_be_decided_until_one_is_typed_in_the_page(
     studio_db: Path, reviewable_template: Path
 ) -> None:
     seed_reviewable(studio_db, reviewable_template)
     at = open_app(REVIEW)
     assert all(at.button(key=k).disabled for k in ("accept", "reject", "skip", "undo"))
-    assert any("Reviewer" in w for w in texts(at, "warning"))
+    # The name is asked for in the page (the sidebar is folded in a narrow window), not pointed at.
+    asked = at.text_input(key="reviewer:asked")
+    assert asked.label == "Your name"
+    assert any("to record decisions" in c for c in texts(at, "caption"))
+    asked.input("ann").run()
+    assert not at.exception, at.exception
+    # It is the sidebar's name: the sidebar's box, the address, and the card all have it.
+    assert at.text_input(key="reviewer").value == "ann"
+    assert at.query_params.get("reviewer") == "ann"
+    assert not any(t.key == "reviewer:asked" for t in at.text_input)
+    assert not any(at.button(key=k).disabled for k in ("reject", "skip"))
 
 
 def test_a_new_session_resumes_at_the_first_undecided_item(

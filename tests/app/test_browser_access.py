@@ -66,6 +66,7 @@ def test_behind_a_login_proxy_the_header_names_the_user_and_roles_apply(
     # An admin removes ann's access from the command line while her tab is open: her next click
     # is refused, and she is told why.
     goto(ann, f"{server.url}/review", "Item 3 of 6")
+    assert not ann.get_by_role("textbox", name="Your name").count()  # the login names her
     card = CARD.search(main_text(ann))
     command = [sys.executable, "-m", "codesearch_core", "db", "role", ANN, "disabled"]
     env = {**os.environ, "CODESEARCH_DB": str(server.db)}

@@ -1,7 +1,9 @@
-"""A lead's bulk actions over a typed filter on the Episodes and QA queues, in a real browser
-(issue 39, item 4): the verified reference episodes accepted in one batch (`min_reward=1`) while a
-weaker episode stays open, then the batch undone; one QA item, found by its data set id, marked incorrect
-with a reason in one batch. A wrong filter key says which keys there are."""
+"""The typed filter of the Episodes and QA queues and a lead's bulk actions over it, in a real
+browser (issue 39, item 4): the filter steers the card (typed, then a click elsewhere, no Enter;
+a reload keeps it), the verified reference episodes are accepted in one batch (`min_reward=1`)
+while a weaker episode stays open, then the batch is undone; one QA item, found by its data set
+id, is the card's and is marked incorrect with a reason in one batch. A wrong filter key says
+which keys there are."""
 
 from __future__ import annotations
 
@@ -23,10 +25,15 @@ pytestmark = BROWSER_MARKS
 
 
 def _filter(page: Page, words: str) -> None:
-    page.get_by_text("Bulk actions (lead)").click()
+    """Type the queue's filter and click elsewhere, as a reviewer does (no Enter)."""
     box = page.get_by_role("textbox", name="Filter")
     box.fill(words)
-    box.press("Enter")  # a text input commits on Enter
+    page.get_by_role("heading", name="Review").click()  # the box commits when it loses focus
+    settle(page)
+
+
+def _bulk(page: Page) -> None:
+    page.get_by_text("Bulk actions (lead)").click()
     settle(page)
 
 
@@ -53,10 +60,17 @@ def test_a_lead_accepts_the_verified_episodes_of_a_filter_in_one_batch_and_undoe
 
     _filter(page, "reward=1")
     page.get_by_text("Not a filter: unknown filter 'reward=1'").wait_for()  # the keys are named
-    box = page.get_by_role("textbox", name="Filter")
-    box.fill("min_reward=1")
-    box.press("Enter")
+    assert page.get_by_text("Bulk actions (lead)").count() == 0  # nothing in bulk on bad words
+    _filter(page, "max_reward=0.99")  # the weaker episode alone is the card's
+    page.get_by_role("heading", name="Episode 1 of 1 · 1 left").wait_for()
+    assert "small-model" in page.inner_text('[data-testid="stMain"]')
+    _filter(page, "min_reward=1")
+    page.get_by_role("heading", name="Episode 1 of 3 · 3 left").wait_for()
+    page.reload()  # the address keeps the filter, and the card follows it
     settle(page)
+    page.get_by_role("heading", name="Episode 1 of 3 · 3 left").wait_for()
+    assert page.get_by_role("textbox", name="Filter").input_value() == "min_reward=1"
+    _bulk(page)
     page.get_by_text("3 will be accepted").wait_for()
     page.get_by_text("Yes, accept these 3").click()
     settle(page)
@@ -90,6 +104,9 @@ def test_a_lead_marks_one_qa_item_incorrect_by_its_id_with_a_reason(
     page = open_page(browser, f"{server.url}/review?reviewer=lee&queue=qa")
     page.get_by_role("heading", name="QA item 1 of 4 · 4 left").wait_for()
     _filter(page, f"text={target.item_id}")  # the data set item's id
+    page.get_by_role("heading", name="QA item 1 of 1 · 1 left").wait_for()
+    assert target.item_id in page.inner_text('[data-testid="stMain"]')
+    _bulk(page)
     page.get_by_text("1 will be rejected").wait_for()
     page.get_by_role("combobox", name="Reason").click()
     page.get_by_role("option").first.click()

@@ -7,9 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, open_page, settle
+from browser_support import CHROMIUM, UI_TIMEOUT_MS, Studio, clipped, open_page, settle
 from playwright.sync_api import Browser, Page, expect
 
+from codesearch_core import studio
+from codesearch_core.models import DecisionAction
 from codesearch_core.store import DRAFT, Store
 from codesearch_core.synthesis import TemplateWriter, synthesize
 
@@ -157,3 +159,43 @@ def test_drafts_skip_undo_and_step_back_by_keys(
         (undone,) = [d for d in drafts if d.intent == draft]
         assert undone.status == "pending" and undone.blueprint_id is None
     server.stop()
+
+
+def test_the_drafts_buttons_are_on_the_first_screen_and_x_takes_the_reason_picked(
+    start_studio: Callable[[], Studio], browser: Browser, tmp_path: Path
+) -> None:
+    with Store(tmp_path / "studio.duckdb") as store:
+        report = synthesize("webshop", writer=TemplateWriter(), sink=store.drafts, limit=2)
+        first = store.drafts.get(report.draft_ids[0])
+    assert first is not None
+    server = start_studio()
+    # The issue's two windows: the intent, the call and the findings used to push the row below
+    # the first screen in both (issue 39); at 900 px the sidebar is folded.
+    for width in (1440, 900):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.set_default_timeout(UI_TIMEOUT_MS)
+        page.goto(f"{server.url}/review?reviewer=ann&queue=drafts")
+        _expect_intent(page, first.intent)
+        for name in ("Accept as blueprint", "Reject", "Skip", "Undo"):
+            box = page.get_by_role("button", name=name).bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 900, (width, name, box)
+        assert clipped(page, ".st-key-queue_actions") == [], width  # no button's words cut
+        if width == 1440:
+            page.close()
+
+    # A reason picked with the mouse, then X: the picker hands the keys back to the card.
+    why = "repeats another blueprint"
+    assert why in studio.reject_reasons(DRAFT)
+    page.locator(".st-key-queue_actions [data-testid=stSelectbox]").click()
+    page.get_by_role("option", name=why).click()
+    settle(page)
+    page.locator("body").press("x")
+    page.get_by_text(f"Rejected draft {first.id} ({why}).").wait_for()
+    page.get_by_text("Drafts: 1 pending · 0 accepted · 1 rejected").wait_for()
+    server.stop()
+
+    with Store(server.db) as store:
+        rejected = store.drafts.get(first.id)
+        assert rejected is not None and rejected.status == "rejected"
+        (event,) = store.queue(DRAFT).history(first.id)
+        assert (event.action, event.reviewer, event.reason) == (DecisionAction.REJECT, "ann", why)

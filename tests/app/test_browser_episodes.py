@@ -1,7 +1,7 @@
 """The Episodes queue in a real browser (issue 30's walk): reference rollouts stored as `codesearch
 rollouts --engine reference --k 1` stores them, then a reviewer accepts two with the A key, rejects
-one with a note, undoes it with U and reloads: the queue resumes on the same episode, and the store
-exports exactly the two accepted ones."""
+one with a reason and a note, undoes it with U and reloads: the queue resumes on the same episode,
+and the store exports exactly the two accepted ones."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from pathlib import Path
 from browser_support import BROWSER_MARKS, Studio, open_page, settle
 from playwright.sync_api import Browser, Page
 
-from codesearch_core import ingest
+from codesearch_core import ingest, studio
 from codesearch_core.cli import main
 from codesearch_core.gym import ReferencePolicy, as_tasks, rollouts, seed_blueprints
-from codesearch_core.store import Store
+from codesearch_core.store import EPISODE, Store
 
 pytestmark = BROWSER_MARKS
+#: The reject reason the walk picks (one of `studio.reject_reasons(EPISODE)`).
+WASTED = next(r for r in studio.reject_reasons(EPISODE) if r.startswith("wasted calls"))
 
 
 def _heading(page: Page, text: str) -> None:
@@ -52,9 +54,15 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
     note.fill("submits a file it never searched")
     note.press("Enter")  # leaves the note: the next key decides
     settle(page)
+    # A reason that fits a trajectory, picked with the mouse: the X pressed next rejects (the
+    # picker hands the keys back), it does not search the reasons for "x" (issue 39).
+    page.locator(".st-key-queue_actions [data-testid=stSelectbox]").click()
+    page.get_by_role("option", name=WASTED).click()
+    settle(page)
     body.press("x")
     page.get_by_text(
-        f"Rejected episode {ids[2][:10]} with the note “submits a file it never searched”."
+        f"Rejected episode {ids[2][:10]} ({WASTED}) with the note “submits a file it never "
+        "searched”."
     ).wait_for()
     _heading(page, "Episode 4 of 4 · 1 left")
     settle(page)
@@ -89,6 +97,7 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
         history = store.queue("episode").history(ids[2])
         assert [(e.action.value, e.undone) for e in history] == [("reject", True), ("undo", False)]
         assert history[0].note == "submits a file it never searched"
+        assert history[0].reason == WASTED
     # `codesearch export hf-agent` writes exactly the two accepted, replayed in the gym.
     out = tmp_path / "sft"
     assert main(["export", "hf-agent", "--out", str(out), "--db", str(server.db)]) == 0

@@ -11,7 +11,7 @@ import pytest
 
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import EPISODE, ReviewSettings, Store, StoredEpisode
+from codesearch_core.store import EPISODE, Store, StoredEpisode
 from codesearch_core.store.schema import SCHEMA_VERSION, apply_migrations
 
 
@@ -68,23 +68,3 @@ def test_episode_counts_and_the_accept_blocker_of_a_gone_corpus(tmp_path: Path) 
         # What the card says is what the store refuses with.
         with pytest.raises(StoreError, match="is gone"):
             store.queue(EPISODE).decide(gone.episode_id, DecisionAction.ACCEPT, "ann")
-
-
-def test_the_dashboard_counts_every_queues_reviewers_and_agreement(tmp_path: Path) -> None:
-    # Issue 39: the Overview's reviewer table and agreement counted proposals only.
-    with Store(tmp_path / "s.duckdb") as store:
-        store.episodes.save([episode(pattern=p) for p in "abc"])
-        store.set_review_settings(ReviewSettings(reviews_per_item=2))
-        ids = [e.episode_id for e in store.episodes.list()]
-        votes = [("accept", "accept"), ("accept", "reject"), ("reject", "reject")]
-        for item, (ann, bob) in zip(ids, votes, strict=True):
-            store.queue(EPISODE).decide(item, ann, "ann")
-            store.queue(EPISODE).decide(item, bob, "bob")
-        stats = store.dashboard_stats()
-    assert stats.reviewers == ()  # no proposal votes
-    assert stats.reviewers_by_queue == (("ann", "episode", 2, 1, 0), ("bob", "episode", 1, 2, 0))
-    by_queue = dict(stats.agreement_by_queue)
-    assert by_queue["episode"].items == 3 and by_queue["episode"].conflicts == 1
-    assert by_queue["episode"].percent == pytest.approx(2 / 3)
-    assert by_queue["proposal"].items == 0
-    assert stats.to_dict()["reviewers_by_queue"][0]["queue"] == "episode"

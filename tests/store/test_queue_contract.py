@@ -287,3 +287,24 @@ def test_what_blocks_an_accept_is_said_before_and_refused_at_the_decision(q: Set
     assert str(refused.value) == why
     assert blocked not in q.queue.bulk_plan(q.every, ACCEPT).item_ids
     q.queue.decide(blocked, REJECT, "ann")  # a reject is never blocked
+
+
+def test_a_browsed_state_steps_through_its_items_in_queue_order_and_wraps(q: Setup) -> None:
+    first, second, third = q.items
+    q.queue.decide(first, ACCEPT, "ann")
+    q.queue.decide(third, ACCEPT, "ann")
+    if not q.settles_alone:  # two reviews: ann's accepts leave them open for a second reviewer
+        q.queue.decide(first, ACCEPT, "bob")
+        q.queue.decide(third, ACCEPT, "bob")
+    accepted = q.queue.kind.filters(decision=DecisionState.ACCEPTED)
+    assert q.queue.browse(accepted) == first
+    assert q.queue.browse(accepted, first) == third
+    assert q.queue.browse(accepted, third) == first  # round to the start
+    assert q.queue.browse(accepted, second) == third  # after an item that is not among them
+    assert q.queue.place(accepted, third) == (2, 2)
+    assert q.queue.place(accepted, second) == (None, 2)  # not among them, still counted
+    assert q.queue.place(q.every, second) == (2, 3)
+    none = q.queue.kind.filters(decision=DecisionState.CONFLICT)
+    assert q.queue.browse(none) is None and q.queue.place(none, first) == (None, 0)
+    # Browsing leases nothing: the reviewer's next to do is still the open item.
+    assert q.queue.lease_next(None, "cid") == second

@@ -29,11 +29,11 @@ def test_votes_per_reviewer_conflict_and_undo(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as store:
         store.set_review_settings(ReviewSettings(reviews_per_item=2))
         store.episodes.save([_episode("a"), _episode("b")])
-        first = studio.next_episode_id(store, "ann")
+        first = studio.next_item_of(store, EPISODE, "ann")
         assert first == store.episodes.list()[0].episode_id
         # Leased to ann and needing two reviews: bea is shown it too, cid is not (two leases).
-        assert studio.next_episode_id(store, "bea") == first
-        assert studio.next_episode_id(store, "cid") != first
+        assert studio.next_item_of(store, EPISODE, "bea") == first
+        assert studio.next_item_of(store, EPISODE, "cid") != first
 
         store.queue(EPISODE).decide(first, DecisionAction.REJECT, "ann")
         store.queue(EPISODE).decide(first, DecisionAction.ACCEPT, "ann")  # replaces

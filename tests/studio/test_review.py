@@ -13,10 +13,11 @@ from codesearch_core import ingest, studio
 from codesearch_core.engines.mutations import MutationEngine
 from codesearch_core.errors import StoreError
 from codesearch_core.models import DecisionAction, Span
-from codesearch_core.store import PROPOSAL
+from codesearch_core.store import DRAFT, DRIFT, KINDS, PROPOSAL
 from codesearch_core.store.core import Store
 from codesearch_core.store.filters import QueueFilters
 from codesearch_core.store.types import BlueprintFilters, DecisionState
+from codesearch_core.synthesis import TemplateWriter, synthesize
 from codesearch_core.tools.schemas import parse_tool_call
 from codesearch_core.verify.pending import verify_pending
 
@@ -177,3 +178,23 @@ def test_others_reviews_are_hidden_while_the_item_is_to_do_and_shown_after(seede
     line, history = studio.reviews_seen(item, "ann", {"skip": "skipped"})
     assert line == "bob **skipped** · ann **skipped**"
     assert [e.reviewer for e in history] == ["bob", "bob", "bob", "ann"]
+
+
+def test_every_queue_kind_offers_reject_reasons_and_the_store_keeps_the_one_picked(
+    store: Store,
+) -> None:
+    # Episodes and Drafts took no reason at all (issue 39): every kind of the registry has its own.
+    for kind in KINDS:
+        reasons = studio.reject_reasons(kind)
+        assert reasons and len(set(reasons)) == len(reasons), kind
+        assert reasons[-1] == "other", kind  # the note says what the list does not
+    assert studio.reject_reasons(DRIFT) == studio.reject_reasons(PROPOSAL)  # an accepted proposal
+    assert studio.reject_reasons("no-such-kind") == ()
+    # What a card's picker records travels with the vote into the item's history.
+    ingest.ensure_seeded(store)
+    synthesize("ledger", writer=TemplateWriter(), sink=store.drafts, limit=1)
+    (draft,), _ = store.drafts.list(status=None, limit=10)
+    why = studio.reject_reasons(DRAFT)[0]
+    store.queue(DRAFT).decide(draft.id, DecisionAction.REJECT, "ann", reason=why)
+    (event,) = store.queue(DRAFT).history(draft.id)
+    assert (event.action, event.reviewer, event.reason) == (DecisionAction.REJECT, "ann", why)
