@@ -45,11 +45,14 @@ def keep_back_meaningful() -> None:
 _ADDRESSED: Final = "addressed:"  # + a parameter: the value this session last wrote for it
 
 
-def follow_address(param: str, key: str, options: Sequence[str]) -> None:
+def follow_address(param: str, key: str, options: Sequence[str] | None = None) -> None:
     """Before the widget `key` is drawn: an address value of `param` that this session did not
-    write (a link opened, Back or Forward) picks that option; one it wrote leaves the widget be."""
+    write (a link opened, a reload, Back or Forward) picks that option (None: any text, for a text
+    box); one it wrote leaves the widget be."""
     value = st.query_params.get(param)
-    if value is not None and value != st.session_state.get(_ADDRESSED + param) and value in options:
+    if value is None or value == st.session_state.get(_ADDRESSED + param):
+        return
+    if options is None or value in options:
         st.session_state[key] = value
 
 

@@ -15,7 +15,7 @@ import streamlit as st
 
 from codesearch_core.errors import CodesearchError
 from codesearch_core.store import DecisionState, ItemFilters, kind_of
-from pages import _shared
+from pages import _history
 
 #: The address parameter of the typed filter.
 FILTER_PARAM: Final = "filter"
@@ -33,9 +33,7 @@ class Typed:
 def box(kind: str) -> Typed:
     """The queue's filter box. A wrong key or value says which keys and values there are."""
     key = f"{kind}:filter"
-    addressed = st.query_params.get(FILTER_PARAM)
-    if addressed is not None and key not in st.session_state:
-        st.session_state[key] = addressed  # a reload, a link: the address wins once
+    _history.follow_address(FILTER_PARAM, key)  # a reload, a link, Back: the address's filter
     queue_kind = kind_of(kind)
     # A text input commits on Enter and when it loses focus: typed and clicked away, it applies.
     typed = st.text_input(
@@ -44,7 +42,7 @@ def box(kind: str) -> Typed:
         f"{', '.join(DecisionState)}). The same words as `codesearch review accept --queue {kind} "
         "--filter KEY=VALUE`.",
     )  # fmt: skip
-    _shared.sync_params({FILTER_PARAM: typed.strip() or None})
+    _history.write_address(FILTER_PARAM, typed.strip() or None)
     if not typed.strip():
         return Typed(None)
     try:

@@ -53,16 +53,19 @@ def show(store: Store) -> Picked:
     choices = [names[PROPOSAL], CONFLICTS, *(names[k] for k in KINDS if k != PROPOSAL)]
     by_param = {name.lower(): name for name in choices}
     wanted = by_param.get(st.query_params.get(_queue_frame.QUEUE_PARAM, ""))
-    if QUEUE not in st.session_state:  # a first run: the address's queue, else Proposals
-        st.session_state[QUEUE] = wanted or names[PROPOSAL]
+    if wanted and QUEUE not in st.session_state:
+        st.session_state[QUEUE] = wanted
     counts = {kind: store.queue(kind).counts() for kind in (PROPOSAL, *PAGES)}
     in_conflict = {k: counts[k]["conflict"] for k in (PROPOSAL, *SETTLE) if counts[k]["conflict"]}
     label = {names[kind]: f"{names[kind]} ({c['open']})" for kind, c in counts.items()}
     label[CONFLICTS] = f"{CONFLICTS} ({sum(in_conflict.values())})"
     choice = st.segmented_control(
-        "Queue", choices, key=QUEUE, required=True,
+        "Queue", choices, default=names[PROPOSAL], key=QUEUE, required=True,
         format_func=lambda q: label.get(q, q),
     )  # fmt: skip
+    # Never none: a run that lost the widget's state (a rerun racing the first) shows Proposals
+    # and says so in the address, not "queue=none".
+    choice = choice or names[PROPOSAL]
     _queue_frame.address_queue(str(choice).lower())
     if choice == CONFLICTS:
         return _conflicts(store, counts, in_conflict, names)

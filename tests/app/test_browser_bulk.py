@@ -13,7 +13,7 @@ from pathlib import Path
 from browser_support import BROWSER_MARKS, Studio, open_page, settle
 from dataset_support import LEDGER_ALONE, small_variant
 from gym_support import slow_agent, webshop_task
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from codesearch_core import ingest
 from codesearch_core.cli import main
@@ -69,7 +69,7 @@ def test_a_lead_accepts_the_verified_episodes_of_a_filter_in_one_batch_and_undoe
     page.reload()  # the address keeps the filter, and the card follows it
     settle(page)
     page.get_by_role("heading", name="Episode 1 of 3 · 3 left").wait_for()
-    assert page.get_by_role("textbox", name="Filter").input_value() == "min_reward=1"
+    expect(page.get_by_role("textbox", name="Filter")).to_have_value("min_reward=1")
     _bulk(page)
     page.get_by_text("3 will be accepted").wait_for()
     page.get_by_text("Yes, accept these 3").click()
