@@ -92,11 +92,11 @@ class Flow:
         reject: tuple[str, str, str | None] = ("Reject", "", None),
     ) -> None:
         """The card's A / X / S / U row, the note and the reject's reason picker (the kind's
-        `studio.reject_reasons`) wired to this flow. `seen`: the reviewer's vote's event id (a stale tab's decision is refused);
-        `refused`: why the reviewer may not decide (greys A, X, S); `blocked`: why the item cannot
-        be accepted (greys A, said under the row); `accept` / `reject`: (label, key word, help),
-        as the queue names them (QA: Correct / Incorrect). An item `in_conflict`: A and X are a
-        lead's final decisions."""
+        `studio.reject_reasons`) wired to this flow. `seen`: the reviewer's vote's event id (a
+        stale tab's decision is refused); `refused`: why the reviewer may not decide (greys A, X,
+        S); `blocked`: why the item cannot be accepted (greys A, said under the row); `accept` /
+        `reject`: (label, key word, help), as the queue names them (QA: Correct / Incorrect). An
+        item `in_conflict`: A and X are a lead's final decisions."""
         pre = f"{self.widgets}:" if self.widgets else ""
         off = bool(refused) or not can_decide
         (yes, yes_word, yes_help), (no, no_word, no_help) = accept, reject
@@ -214,7 +214,7 @@ class ItemQueue(Flow, Generic[C]):
 
     @property
     def filters_key(self) -> str:
-        """The session key of the filters the card follows (`draw`'s; None: the reviewer's to-do)."""
+        """The session key of the filters the card follows (`draw`'s; None: the to-do)."""
         return f"{self.state}:filters"
 
     def _filters(self) -> ItemFilters | None:

@@ -1,8 +1,8 @@
 """The frame every Review queue's card shares (Proposals, Conflicts, Drafts, Drift, Episodes, QA):
 where you are in the queue, the action row with its keys, the note and the reject's reason, the
-last action's message, and the queue in the address. Each queue draws what is inside the frame; the frame is the same
-everywhere, so a reviewer who knows A / X / S / U on one queue knows them on all (issue 29: the
-Drafts queue ignored them and said nothing).
+last action's message, and the queue in the address. Each queue draws what is inside the frame; the
+frame is the same everywhere, so a reviewer who knows A / X / S / U on one queue knows them on all
+(issue 29: the Drafts queue ignored them and said nothing).
 """
 
 from __future__ import annotations

@@ -34,8 +34,9 @@ PAGES: Final[Mapping[str, Callable[[Store, Mapping[str, int]], None]]] = {
 #: The queues whose items can be in conflict (several reviews an item) other than Proposals:
 #: their card over their conflicts.
 SETTLE: Final[Mapping[str, Callable[[Store, Mapping[str, int]], None]]] = {
-    EPISODE: partial(_episodes_queue.draw, settling=True), QA: partial(_qa_queue.draw, settling=True),
-}  # fmt: skip
+    EPISODE: partial(_episodes_queue.draw, settling=True),
+    QA: partial(_qa_queue.draw, settling=True),
+}
 
 
 class Picked(enum.Enum):
@@ -85,7 +86,8 @@ def _conflicts(
     """The Conflicts entry: the first queue that has items in conflict, its card over them."""
     each = " · ".join(f"{names[k]} {n}" for k, n in in_conflict.items())
     st.caption("Items reviewers disagree on, of every queue: a lead's final decision settles "
-               "each (A final accept, X final reject)." + (f" In conflict: {each}." if each else ""))  # fmt: skip
+               "each (A final accept, X final reject)."
+               + (f" In conflict: {each}." if each else ""))  # fmt: skip
     if not in_conflict:
         st.success("No item is in conflict.", icon=":material/done_all:")
         return Picked.DRAWN

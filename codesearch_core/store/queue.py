@@ -3,8 +3,9 @@
 A `Queue` is made from its kind's `QueueKind` (`store.queue_kinds`) and owns everything a review
 queue does, the same for every kind: decide (a vote, or a lead's final decision), undo, leases,
 what a reviewer has seen, their progress, the counts by state, the Overview's figures, an item's
-history, a lead's bulk action, and what blocks an accept. Where the kinds differ, the `QueueKind` says so; a new kind is
-a new entry there and gets all of this, never a method of its own on the `Store`.
+history, a lead's bulk action, and what blocks an accept. Where the kinds differ, the `QueueKind`
+says so; a new kind is a new entry there and gets all of this, never a method of its own on the
+`Store`.
 """
 
 from __future__ import annotations

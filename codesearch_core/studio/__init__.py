@@ -2,12 +2,13 @@
 
 `studio.drafts` (blueprint authoring and uploads), `studio.review` (next item, findings diff,
 re-running an edited call), `studio.synthesized` (the Drafts queue's card, a blueprint's
-provenance, the Synthesize page's run), `studio.evaluations` (eval runs side by side, compared,
-an answer for the diff view, two runs side by side), `studio.trajectory` (an episode turn by
-turn), `studio.episodes` (the Episodes queue's card, rollouts from the Propose page), `studio.qa` (the QA
-queue's card: a data set's sampled item; the queue's measured error rate), `studio.propose` (engines into the store), `studio.diff` (the findings
-diff rows), `studio.code` (code windows and marked lines as HTML), `studio.forms` (the tool-call
-forms). The top of the library: imports every layer below, and nothing imports it but `pages/`.
+provenance, the Synthesize page's run), `studio.evaluations` (eval runs side by side, compared, an
+answer for the diff view, two runs side by side), `studio.trajectory` (an episode turn by turn),
+`studio.episodes` (the Episodes queue's card, rollouts from the Propose page), `studio.qa` (the QA
+queue's card: a data set's sampled item; the queue's measured error rate), `studio.propose`
+(engines into the store), `studio.diff` (the findings diff rows), `studio.code` (code windows and
+marked lines as HTML), `studio.forms` (the tool-call forms). The top of the library: imports every
+layer below, and nothing imports it but `pages/`.
 """
 
 from codesearch_core.studio.code import (
