@@ -596,7 +596,9 @@ def test_ctrl_c_at_any_moment_of_start_up_exits_130_and_leaves_nothing(
     # no process of the command's session is left, and none of its shared memory (the resource
     # tracker, the last to go, unlinks what the engine processes did not)
     assert wait_for(lambda: not session_processes(proc.pid), 20), session_processes(proc.pid)
-    assert wait_for(lambda: not any(Path(name).exists() for name in shm), 20), shm
+    # 60 s: on a loaded machine the tracker took over 20 s to unlink them (a CI run saw them
+    # still there at 20 s, and gone a little later); a leak stays for good.
+    assert wait_for(lambda: not any(Path(name).exists() for name in shm), 60), shm
     print(f"Ctrl-C at {stage}+{after_s}s: exit 130 after {took:.1f}s, shm seen {len(shm)}")
 
 
