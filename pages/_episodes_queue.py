@@ -19,12 +19,10 @@ import streamlit as st
 from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import EPISODE, ItemFilters, Store, StoredEpisode
+from codesearch_core.store import EPISODE, Store, StoredEpisode
 from pages import (
-    _bulk,
     _history,
     _item_queue,
-    _queue_filter,
     _queue_frame,
     _shared,
     _side_by_side,
@@ -54,20 +52,12 @@ def draw(store: Store, counts: Mapping[str, int], *, settling: bool = False) -> 
         f"Episodes: {counts['open']} open · {counts['accept']} accepted · "
         f"{counts['reject']} rejected · {counts['conflict']} in conflict"
     )
-    filters: ItemFilters | None
-    if settling:
-        filters = _queue_filter.conflicts(EPISODE)
-    else:
-        # e.g. "max_reward=0.99", "tool_used=read_file"; in bulk, "engine=reference min_reward=1":
-        # the verified reference episodes in one batch.
-        typed = _queue_filter.box(EPISODE)
-        _bulk.filtered_bulk(store, EPISODE, typed)
-        filters = typed.filters
+    # The filter, e.g. "max_reward=0.99", "tool_used=read_file"; in bulk, "engine=reference
+    # min_reward=1": the verified reference episodes in one batch.
     QUEUE.draw(
-        store, conflicts=0 if settling else counts["conflict"], plural="episodes", card=_card,
+        store, conflicts=counts["conflict"], plural="episodes", card=_card, settling=settling,
         empty="No episodes left to review. Episodes are made by "
         f"`{studio.ROLLOUTS_COMMAND}`, or by **Roll out episodes** on the Propose page.",
-        filters=filters,
     )  # fmt: skip
 
 

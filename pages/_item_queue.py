@@ -23,7 +23,7 @@ from codesearch_core.access import Action
 from codesearch_core.errors import CodesearchError
 from codesearch_core.models import DecisionAction
 from codesearch_core.store import DecisionState, ItemFilters, StaleDecisionError, Store
-from pages import _identity, _queue_frame, _shared
+from pages import _bulk, _identity, _queue_filter, _queue_frame, _shared
 
 C = TypeVar("C", bound=studio.QueueCard)
 
@@ -293,12 +293,19 @@ class ItemQueue(Flow, Generic[C]):
         plural: str,
         empty: str,
         card: Callable[[Store, C, str], None],
-        filters: ItemFilters | None = None,
+        settling: bool = False,
     ) -> None:
-        """Under the queue's caption: a lead's button to the next item in conflict, the last
-        action's message, then the card `card` draws, or, with nothing left to do, `empty` (what
-        makes more) with Undo. `filters` (the kind's own): what the card follows (the queue's
-        typed filter, or the Conflicts entry's); None: the reviewer's to-do."""
+        """Under the queue's caption: its filter box and a lead's bulk actions over it, a lead's
+        button to the next item in conflict, the last action's message, then the card `card`
+        draws, or, with nothing left to do, `empty` (what makes more) with Undo. `settling`: the
+        Conflicts entry's card instead, over the items in conflict (no box, no bulk)."""
+        filters: ItemFilters | None
+        if settling:
+            filters, conflicts = _queue_filter.conflicts(self.kind), 0
+        else:
+            typed = _queue_filter.box(self.kind)
+            _bulk.filtered_bulk(store, self.kind, typed)
+            filters = typed.filters
         if st.session_state.get(self.filters_key) != filters:
             # Another filter: the card starts again from its first item.
             for key in (self.current_key, self.pinned_key):

@@ -18,8 +18,8 @@ import streamlit as st
 from codesearch_core import studio
 from codesearch_core.access import Action
 from codesearch_core.models import DecisionAction
-from codesearch_core.store import QA, ItemFilters, Store
-from pages import _answer_view, _bulk, _item_queue, _queue_filter, _queue_frame, _shared
+from codesearch_core.store import QA, Store
+from pages import _answer_view, _item_queue, _queue_frame, _shared
 
 QUEUE: Final = _item_queue.ItemQueue[studio.QACard](
     kind=QA, state="qa", widgets="qa", noun="item",
@@ -37,16 +37,8 @@ def draw(store: Store, counts: Mapping[str, int], *, settling: bool = False) -> 
         f"QA: {counts['open']} open · {counts['accept']} correct · {counts['reject']} incorrect · "
         f"{counts['conflict']} in conflict · the error rate: `{studio.QA_CARD_COMMAND}`"
     )
-    filters: ItemFilters | None
-    if settling:
-        filters = _queue_filter.conflicts(QA)
-    else:
-        typed = _queue_filter.box(QA)
-        _bulk.filtered_bulk(store, QA, typed)
-        filters = typed.filters
     QUEUE.draw(
-        store, conflicts=0 if settling else counts["conflict"], plural="QA items", card=_card,
-        filters=filters,
+        store, conflicts=counts["conflict"], plural="QA items", card=_card, settling=settling,
         empty=f"No QA items left to review. A data set's sample is queued by "
         f"`{studio.QA_SAMPLE_COMMAND}`; `{studio.QA_CARD_COMMAND}` then writes its error rate "
         "into the card.",
