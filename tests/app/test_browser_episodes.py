@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from browser_support import BROWSER_MARKS, Studio, open_page, settle
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from codesearch_core import ingest, studio
 from codesearch_core.cli import main
@@ -56,14 +56,16 @@ def test_accept_two_reject_one_undo_reload_resumes_and_exports_the_two(
     settle(page)
     # A reason that fits a trajectory, picked with the mouse: the X pressed next rejects (the
     # picker hands the keys back), it does not search the reasons for "x" (issue 39).
-    page.locator(".st-key-queue_actions [data-testid=stSelectbox]").click()
+    picker = page.locator(".st-key-queue_actions [data-testid=stSelectbox]")
+    picker.click()
     page.get_by_role("option", name=WASTED).click()
     settle(page)
+    # The picker no longer holds the keys before X is pressed (on a loaded machine the hand-back
+    # can come after the run settles).
+    expect(picker.locator("input")).not_to_be_focused()
     body.press("x")
-    page.get_by_text(
-        f"Rejected episode {ids[2][:10]} ({WASTED}) with the note “submits a file it never "
-        "searched”."
-    ).wait_for()
+    # The next card, not the message over it: on a loaded machine a rerun that follows can take
+    # the one-time message away before it is read; the store below holds the reason and note.
     _heading(page, "Episode 4 of 4 · 1 left")
     settle(page)
     assert f"item={ids[3]}" in page.url
